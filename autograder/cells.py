@@ -1,0 +1,87 @@
+"""What a cell is, in nbgrader's terms, and which source notebook a notebook belongs to."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+from autograder.course import COURSE, SOURCE_DIR, TIERS, GradingInputError
+
+
+def nbg(cell: NotebookNode) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def grade_id(cell: NotebookNode) -> str | None:
+    return nbg(cell).get("grade_id")
+
+
+def kind(cell: NotebookNode) -> str:
+    """solution (autograded answer), test (autograder tests), manual (manually graded answer),
+    readonly (locked context), or plain (no nbgrader role)."""
+    m = nbg(cell)
+    if m.get("solution") and m.get("grade"):
+        return "manual"
+    if m.get("solution"):
+        return "solution"
+    if m.get("grade"):
+        return "test"
+    if m.get("locked"):
+        return "readonly"
+    return "plain"
+
+
+def points(cell: NotebookNode) -> float:
+    return float(nbg(cell).get("points", 0) or 0)
+
+
+def topics(cell: NotebookNode) -> list[str]:
+    t = cell.get("metadata", {}).get("topics") or []
+    return [t] if isinstance(t, str) else list(t)
+
+
+def read(path: Path) -> NotebookNode:
+    """Read any notebook a learner might hand us, turning every way it can be broken into one line."""
+    path = Path(path)
+    if not path.exists():
+        raise GradingInputError(f"{path}: no such file")
+    if path.is_dir():
+        raise GradingInputError(f"{path}: is a directory, not a notebook")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise GradingInputError(f"{path}: not a text file") from None
+    except json.JSONDecodeError as e:
+        raise GradingInputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
+    if not isinstance(raw, dict) or "cells" not in raw or not isinstance(raw.get("cells"), list):
+        raise GradingInputError(f"{path}: JSON, but not a Jupyter notebook (no cell list)")
+    try:
+        return nbformat.reads(json.dumps(raw), as_version=4)
+    except Exception as e:  # nbformat raises several types for malformed notebooks
+        raise GradingInputError(f"{path}: not a readable notebook ({type(e).__name__})") from None
+
+
+def identity(nb: NotebookNode) -> tuple[str, str] | None:
+    meta = nb.get("metadata", {}).get("ptlab") or {}
+    if meta.get("course") == COURSE and meta.get("tier") in TIERS and meta.get("notebook"):
+        return meta["tier"], meta["notebook"]
+    return None
+
+
+def find_source(path: Path, nb: NotebookNode) -> Path:
+    """The source notebook a (possibly renamed) copy came from: its metadata first, its file name second."""
+    ident = identity(nb)
+    if ident:
+        src = SOURCE_DIR / ident[0] / f"{ident[1]}.ipynb"
+        if src.exists():
+            return src
+    stem = Path(path).stem
+    hits = [p for t in TIERS for p in [SOURCE_DIR / t / f"{stem}.ipynb"] if p.exists()]
+    tier_hint = Path(path).parent.name
+    hits = [p for p in hits if p.parent.name == tier_hint] or hits
+    if len(hits) == 1:
+        return hits[0]
+    raise GradingInputError(f"{path}: not a notebook of this course (no course metadata, no matching source)")

@@ -1,0 +1,75 @@
+"""Self-check: grade one notebook against the full test suite of its source.
+
+identify -> assemble -> execute -> score -> report. The same path grades a whole class (grade.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from autograder import cells
+from autograder.assemble import assemble
+from autograder.execute import execute
+from autograder.score import ManualItem, TestResult, as_dicts, score
+
+
+@dataclass
+class Report:
+    notebook: str
+    source: str
+    tests: list[TestResult]
+    manual: list[ManualItem]
+    notes: list[str] = field(default_factory=list)
+    executed: NotebookNode | None = None
+
+    @property
+    def score(self) -> float:
+        return sum(t.points for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_points for t in self.tests)
+
+    def to_json(self) -> dict:
+        return {"notebook": self.notebook, "source": self.source, "score": self.score,
+                "max_score": self.max_score, "tests": [{k: v for k, v in t.items() if k != "topics"}
+                                                       for t in as_dicts(self.tests)],
+                "manual": as_dicts(self.manual), "notes": self.notes}
+
+
+def grade_notebook(path: Path, timeout: int | None = None) -> Report:
+    """Raises GradingInputError when the file cannot be graded at all."""
+    submitted = cells.read(path)
+    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout)
+
+
+def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None) -> Report:
+    source = cells.read(source_path)
+    nb, notes = assemble(submitted, source)
+    executed = execute(nb, timeout=timeout)
+    tests, manual = score(executed)
+    return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual, notes, executed)
+
+
+def render_table(report: Report) -> str:
+    rows = [f"{report.notebook}  (source: {report.source})", ""]
+    width = max([len(t.grade_id) for t in report.tests + report.manual] + [10])
+    for t in report.tests:
+        mark = "PASS" if t.passed else "FAIL"
+        line = f"  {mark}  {t.grade_id:<{width}}  {t.points:g}/{t.max_points:g}"
+        rows.append(line + (f"  {t.message}" if t.message else ""))
+    for m in report.manual:
+        state = "answered, awaiting a grader" if m.answered else "not answered"
+        rows.append(f"  TODO  {m.grade_id:<{width}}  -/{m.max_points:g}  written answer: {state}")
+    for n in report.notes:
+        rows.append(f"  note: {n}")
+    rows += ["", f"  score {report.score:g}/{report.max_score:g} (autograded cells)"]
+    return "\n".join(rows)
+
+
+def report_json(report: Report) -> str:
+    return json.dumps(report.to_json())

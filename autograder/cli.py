@@ -1,0 +1,133 @@
+"""python -m autograder {check,grade,lint,release,build,export,coverage}."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from autograder.course import GradingInputError
+
+
+def cmd_check(args) -> int:
+    from autograder.check import grade_notebook, render_table, report_json
+
+    try:
+        report = grade_notebook(Path(args.notebook), timeout=args.timeout)
+    except GradingInputError as e:
+        if args.json:
+            print(json.dumps({"notebook": args.notebook, "error": str(e)}))
+        print(f"cannot grade: {e}", file=sys.stderr)
+        return 2
+    print(report_json(report) if args.json else render_table(report))
+    return 0 if report.score >= report.max_score else 1
+
+
+def cmd_grade(args) -> int:
+    from autograder.grade import grade_class
+
+    try:
+        return grade_class(Path(args.submitted), workers=args.workers, out=Path(args.out),
+                           feedback=Path(args.feedback) if args.feedback else None,
+                           gradebook=args.gradebook, timeout=args.timeout)
+    except GradingInputError as e:
+        print(f"cannot grade: {e}", file=sys.stderr)
+        return 2
+
+
+def cmd_lint(args) -> int:
+    from autograder.lint import lint_paths
+
+    problems = lint_paths([Path(p) for p in args.notebooks] or None)
+    for p in problems:
+        print(p)
+    print(f"lint: {len(problems)} problem(s)" if problems else "lint: ok")
+    return 1 if problems else 0
+
+
+def cmd_release(args) -> int:
+    from autograder.release import generate, stale
+
+    if args.check:
+        problems = stale()
+        for p in problems:
+            print(p)
+        print("release: stale, run `make release`" if problems else "release: fresh")
+        return 1 if problems else 0
+    generate()
+    print("release: regenerated release/")
+    return 0
+
+
+def cmd_build(args) -> int:
+    from autograder.authoring import build_file
+
+    for src in args.sources:
+        print(build_file(Path(src)))
+    return 0
+
+
+def cmd_export(args) -> int:
+    import nbformat
+
+    from autograder.authoring import export
+
+    sys.stdout.write(export(nbformat.read(args.notebook, as_version=4)))
+    return 0
+
+
+def cmd_coverage(args) -> int:
+    from autograder.course import syllabus
+    from autograder.lint import coverage
+
+    got, topics = coverage(), syllabus()
+    missing = [t for t, v in got.items() if not v["cells"]]
+    for t, v in got.items():
+        mark = "ok " if v["cells"] else "---"
+        print(f"{mark} {t} {v['cells']:2d} cell(s) {','.join(sorted(v['notebooks'])):40s} {topics[t]['title'][:60]}")
+    print(f"coverage: {len(got) - len(missing)}/{len(got)} topics")
+    return 1 if missing and args.strict else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("check", help="grade one notebook against its full test suite (visible + hidden)")
+    p.add_argument("notebook")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("grade", help="grade a class: SUBMITTED/<student>/<tier>/<notebook>.ipynb")
+    p.add_argument("submitted")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", default="grades.csv")
+    p.add_argument("--feedback", default=None, help="write feedback HTML per student here")
+    p.add_argument("--gradebook", default=None, help="also record grades in this nbgrader gradebook (sqlite:///...)")
+    p.add_argument("--timeout", type=int, default=None)
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("lint", help="check the notebook conventions")
+    p.add_argument("notebooks", nargs="*")
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("release", help="generate release/ with nbgrader (or --check that it is fresh)")
+    p.add_argument("--check", action="store_true")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("build", help="build source notebooks from the text format (see autograder/authoring.py)")
+    p.add_argument("sources", nargs="+")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("export", help="print a notebook in the text format")
+    p.add_argument("notebook")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("coverage", help="syllabus topics covered by graded cells")
+    p.add_argument("--strict", action="store_true")
+    p.set_defaults(func=cmd_coverage)
+
+    args = ap.parse_args(argv)
+    return args.func(args)

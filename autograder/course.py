@@ -1,0 +1,52 @@
+"""Where things live in the course, and the few facts every module shares."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import yaml
+
+COURSE = "pytorch-interview-lab"
+TIERS = ("junior", "mid", "senior")
+
+# The one place that says where the student notebooks are published: Colab badges are built from it.
+COLAB_OWNER = os.environ.get("PTLAB_COLAB_OWNER", "pytorch-interview-lab")
+COLAB_REPO = os.environ.get("PTLAB_COLAB_REPO", "pytorch-interview-lab")
+COLAB_BRANCH = os.environ.get("PTLAB_COLAB_BRANCH", "main")
+COLAB_BADGE_IMG = "https://colab.research.google.com/assets/colab-badge.svg"
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE_DIR = ROOT / "notebooks"
+RELEASE_DIR = ROOT / "release"
+SYLLABUS = ROOT / "curriculum" / "topics.yaml"
+
+
+class GradingInputError(Exception):
+    """The input cannot be graded at all (missing, not JSON, not one of ours): exit code 2."""
+
+
+def colab_url(tier: str, stem: str) -> str:
+    return (f"https://colab.research.google.com/github/{COLAB_OWNER}/{COLAB_REPO}"
+            f"/blob/{COLAB_BRANCH}/release/{tier}/{stem}.ipynb")
+
+
+def colab_badge(tier: str, stem: str) -> str:
+    return f"[![Open In Colab]({COLAB_BADGE_IMG})]({colab_url(tier, stem)})"
+
+
+def source_notebooks(tier: str | None = None) -> list[Path]:
+    tiers = [tier] if tier else list(TIERS)
+    return [p for t in tiers for p in sorted((SOURCE_DIR / t).glob("[0-9][0-9]_*.ipynb"))]
+
+
+def release_path(source: Path) -> Path:
+    return RELEASE_DIR / source.parent.name / source.name
+
+
+@functools.lru_cache(maxsize=1)
+def syllabus() -> dict[str, dict]:
+    """Topic id -> {title, kind, tier}, read from the project's own copy of the syllabus."""
+    data = yaml.safe_load(SYLLABUS.read_text())
+    return {tid: dict(info, tier=tier) for tier in TIERS for tid, info in (data.get(tier) or {}).items()}

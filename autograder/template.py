@@ -1,0 +1,60 @@
+"""The cells every notebook starts with. The builder writes them and the linter holds notebooks to them."""
+
+from __future__ import annotations
+
+from autograder.course import colab_badge
+
+# Import name -> pip name. On Colab these ship (torch, numpy, matplotlib, scikit-learn): nothing installs.
+BASE_NEEDS = {"torch": "torch", "numpy": "numpy", "matplotlib": "matplotlib", "sklearn": "scikit-learn"}
+EXTRA_PIP_NAMES = {"onnx": "onnx", "onnxscript": "onnxscript", "onnxruntime": "onnxruntime"}
+
+
+def header(title: str, tier: str, stem: str, intro: str) -> str:
+    text = f"# {title}\n\n{colab_badge(tier, stem)}\n"
+    return text + (f"\n{intro.strip()}\n" if intro.strip() else "")
+
+
+def setup(extra: list[str]) -> str:
+    needs = dict(BASE_NEEDS, **{m: EXTRA_PIP_NAMES.get(m, m) for m in extra})
+    pairs = ", ".join(f'"{k}": "{v}"' for k, v in needs.items())
+    return f'''# Setup. Works in JupyterLab, in CI and on Colab: on Colab it installs only what is missing and never
+# touches torch (reinstalling it would replace Colab's CUDA build). No version strings are parsed.
+import importlib.util
+import subprocess
+import sys
+
+NEEDS = {{{pairs}}}
+missing = [pip for module, pip in NEEDS.items() if importlib.util.find_spec(module) is None]
+if missing and "google.colab" in sys.modules and "torch" not in missing:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+elif missing:
+    raise ImportError("missing packages: " + " ".join(missing) + " (run `make setup`, or pip install them)")'''
+
+
+PARAMETERS = '''DEVICE = "auto"  # "auto", "cpu" or "cuda"
+FAST = False  # True in CI: smaller data and fewer steps, same checks
+SEED = 0'''
+
+DERIVED = '''# Derived from the parameters above (papermill injects its values just before this cell).
+import os
+import random
+
+import numpy as np
+import torch
+
+FAST = bool(FAST) or os.environ.get("PTLAB_FAST") == "1"
+if DEVICE == "auto":
+    DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+if DEVICE == "cuda" and not torch.cuda.is_available():
+    raise RuntimeError("DEVICE='cuda' was asked for, but this runtime has no CUDA device")
+device = torch.device(DEVICE)
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # seeds every CUDA device too
+
+
+seed_everything(SEED)
+print(f"torch {torch.__version__} | device {device} | fast={FAST} | seed={SEED}")'''

@@ -1,0 +1,1 @@
+"""Known-wrong and alternative answers for the junior tier."""

@@ -1,0 +1,74 @@
+"""The grading contract, per source notebook: the reference earns full marks, the student release earns
+nothing, every known-wrong answer fails its test with a message, every alternative correct answer passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder import cells
+from autograder.cells import grade_id, kind
+from autograder.check import grade_submission
+from autograder.course import release_path, source_notebooks
+from autograder.lint import lint_notebook
+from tests import answers
+
+NOTEBOOKS = source_notebooks()
+IDS = [f"{p.parent.name}/{p.stem}" for p in NOTEBOOKS]
+pytestmark = pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
+
+
+def _failures(report) -> list[str]:
+    return [f"{t.grade_id}: {t.message}" for t in report.tests if not t.passed]
+
+
+def test_lint(source):
+    assert lint_notebook(source) == []
+
+
+@pytest.mark.kernel
+def test_reference_earns_full_marks(source):
+    report = grade_submission(cells.read(source), source, str(source))
+    assert report.max_score > 0
+    assert report.score == report.max_score, _failures(report)
+
+
+@pytest.mark.kernel
+def test_release_earns_nothing(source):
+    release = release_path(source)
+    report = grade_submission(cells.read(release), source, str(release))
+    earned = [f"{t.grade_id} ({t.points:g})" for t in report.tests if t.points > 0]
+    assert not earned, f"the blank release earns points on {earned}: a test cell passes without an answer"
+    assert not any(m.answered for m in report.manual)
+
+
+def test_every_solution_has_wrong_and_alternative_answers(source):
+    wrong, alt = answers.load(source)
+    solutions = [grade_id(c) for c in cells.read(source).cells if kind(c) == "solution"]
+    assert sorted(s for s in solutions if not wrong.get(s)) == [], "solution cells without a known-wrong answer"
+    assert sorted(s for s in solutions if s not in alt) == [], "solution cells without an alternative answer"
+    assert set(wrong) | set(alt) <= set(solutions), "answers for cells the notebook does not have"
+
+
+@pytest.mark.kernel
+def test_known_wrong_answers_fail(source):
+    wrong, _ = answers.load(source)
+    nb = cells.read(source)
+    graded_by = answers.test_cell_of(nb)
+    rounds = max((len(v) for v in wrong.values()), default=0)
+    for r in range(rounds):
+        picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
+        report = grade_submission(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}),
+                                  source, f"{source.stem}+wrong{r}")
+        by_id = {t.grade_id: t for t in report.tests}
+        for sid, (why, _) in picked.items():
+            verdict = by_id[graded_by[sid]]
+            assert not verdict.passed, f"{sid}: the known-wrong answer '{why}' passes {verdict.grade_id}"
+            assert verdict.message and "without a message" not in verdict.message, \
+                f"{verdict.grade_id} fails '{why}' without telling the learner why"
+
+
+@pytest.mark.kernel
+def test_alternative_answers_pass(source):
+    _, alt = answers.load(source)
+    report = grade_submission(answers.substitute(cells.read(source), alt), source, f"{source.stem}+alt")
+    assert report.score == report.max_score, _failures(report)
