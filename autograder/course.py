@@ -18,7 +18,8 @@ COLAB_BRANCH = os.environ.get("PTLAB_COLAB_BRANCH", "main")
 COLAB_BADGE_IMG = "https://colab.research.google.com/assets/colab-badge.svg"
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE_DIR = ROOT / "notebooks"
+# Tests point PTLAB_SOURCE_DIR at a tiny course of their own.
+SOURCE_DIR = Path(os.environ.get("PTLAB_SOURCE_DIR", ROOT / "notebooks"))
 RELEASE_DIR = ROOT / "release"
 SYLLABUS = ROOT / "curriculum" / "topics.yaml"
 

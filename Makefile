@@ -1,0 +1,71 @@
+# PyTorch Interview Lab. Two commands matter: `make lab` (study) and `make test` (prove it works).
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# The CPU wheel that lies on this machine's disk. GPU users: make setup TORCH="torch --index-url <cuda index>"
+TORCH ?= torch==2.13.0
+WORKERS ?= 2
+NB ?=
+SUBMITTED ?= submitted
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+# pip prints a warning per package for this machine's local index mirrors: noise, not news.
+QUIET_PIP := grep -v "^WARNING: Location" || true
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+setup: $(STAMP) ## create .venv and install everything (quick when already done)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "setup: installing into $(VENV) (first time: ~2 minutes)"
+	@$(PY) -m pip install -q --upgrade pip 2>&1 | { $(QUIET_PIP); }
+	@$(PY) -m pip install -q $(TORCH) 2>&1 | { $(QUIET_PIP); }
+	@$(PY) -m pip install -q -e ".[dev]" 2>&1 | { $(QUIET_PIP); }
+	@$(PY) -c "import torch, nbgrader, papermill; print('setup: torch', torch.__version__, '| cuda', torch.cuda.is_available())"
+	@touch $(STAMP)
+
+release: setup ## regenerate the student notebooks in release/ with nbgrader
+	@$(PY) -m autograder release
+
+lab: setup release ## set up, copy the student notebooks to work/ (never overwriting yours), open JupyterLab
+	@for tier in junior mid senior; do mkdir -p work/$$tier; \
+	  for nb in release/$$tier/*.ipynb; do [ -e "$$nb" ] || continue; \
+	    [ -e "work/$$tier/$$(basename $$nb)" ] || cp "$$nb" "work/$$tier/"; done; done
+	@echo "lab: your notebooks are in work/ (self-check: make check NB=work/junior/01_tensors_and_memory.ipynb)"
+	@$(VENV)/bin/jupyter lab --notebook-dir=work
+
+test: setup ## lint, unit tests, the grading contract of every notebook, nbval, papermill
+	@$(PY) -m autograder lint
+	@$(PY) -m pytest -n $(WORKERS) -q -p no:cacheprovider tests
+	@PTLAB_FAST=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg $(PY) -m pytest -n $(WORKERS) --dist loadscope -q \
+	  -p no:cacheprovider --nbval-lax notebooks
+
+check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
+	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }
+	@$(PY) -m autograder check "$(NB)"
+
+grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <student>/<tier>/<nb>.ipynb)
+	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
+	  --gradebook sqlite:///gradebook.db
+
+ci-cpu: setup ## run every solved notebook with papermill on the CPU
+	@$(PY) ci/run_notebooks.py --device cpu --workers $(WORKERS)
+
+ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails without CUDA)
+	@$(PY) ci/run_notebooks.py --device cuda --workers 1
+
+bench: setup ## print timing figures: curriculum wall time, check latency, class-grading throughput
+	@$(PY) ci/bench.py
+
+lint: setup ## the notebook conventions and ruff
+	@$(PY) -m autograder lint
+	@$(VENV)/bin/ruff check autograder ci tests notebooks
+
+.PHONY: help setup release lab test check grade ci-cpu ci-cuda bench lint

@@ -1,0 +1,35 @@
+"""Feedback HTML a learner may see: their answers, the visible tests, verdicts; never the hidden tests."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from nbformat import NotebookNode
+from nbformat.v4 import new_markdown_cell
+
+from autograder.assemble import without_hidden
+from autograder.cells import kind
+
+
+def redact(executed: NotebookNode, summary: str) -> NotebookNode:
+    nb = copy.deepcopy(executed)
+    for cell in nb.cells:
+        if kind(cell) == "test":
+            cell.source = without_hidden(cell.source)
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    # Tracebacks quote the failing line, which may be a hidden test.
+                    out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+    nb.cells.insert(0, new_markdown_cell(summary))
+    return nb
+
+
+def write_html(nb: NotebookNode, path: Path) -> None:
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(body, encoding="utf-8")
+    tmp.replace(path)

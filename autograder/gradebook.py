@@ -1,0 +1,43 @@
+"""Record autograded scores in an nbgrader gradebook, from the parent process only (SQLite is single-writer),
+so formgrader, `nbgrader generate_feedback` and `nbgrader export` see the class."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder import cells
+from autograder.course import COURSE, source_notebooks
+
+
+def _ensure_assignment(gb: Gradebook, tier: str) -> None:
+    gb.update_or_create_assignment(tier)
+    for path in source_notebooks(tier):
+        gb.update_or_create_notebook(path.stem, tier)
+        for cell in cells.read(path).cells:
+            if cells.kind(cell) in ("test", "manual"):
+                gb.update_or_create_grade_cell(cells.grade_id(cell), path.stem, tier,
+                                               max_score=cells.points(cell), cell_type=cell.cell_type)
+
+
+def record_grades(db_url: str, records: list[dict]) -> None:
+    # nbgrader creates a new database by running the `alembic` script, found on PATH: make it the
+    # one beside this interpreter even when the venv is not activated.
+    bindir = os.path.dirname(sys.executable)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    with Gradebook(db_url, course_id=COURSE) as gb:
+        for tier in sorted({r["tier"] for r in records}):
+            _ensure_assignment(gb, tier)
+        for r in records:
+            gb.update_or_create_student(r["student"])
+            try:
+                gb.find_submission(r["tier"], r["student"])
+            except MissingEntry:
+                gb.add_submission(r["tier"], r["student"])
+            for gid, pts in r["scores"].items():
+                grade = gb.find_grade(gid, r["notebook"], r["tier"], r["student"])
+                grade.auto_score = pts
+            gb.db.commit()

@@ -1,0 +1,105 @@
+#!/usr/bin/env python
+"""Run every solved notebook with papermill on one device; write executed notebooks and a JSON report.
+
+    python ci/run_notebooks.py --device cpu [--workers 2] [--out ci/out] [--full] [NOTEBOOK ...]
+
+Exits non-zero naming the notebook and cell that failed. --device cuda refuses to start without CUDA,
+so a GPU job can never quietly test the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.course import source_notebooks  # noqa: E402
+
+
+def _pin_threads(threads: int) -> None:
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def run_one(notebook: Path, device: str, out_dir: Path, fast: bool = True, timeout: int = 600) -> dict:
+    """Execute one notebook; return {notebook, seconds, status, cell, error}."""
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    rel = notebook.relative_to(ROOT / "notebooks")
+    target = out_dir / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    result = {"notebook": str(rel), "status": "ok", "cell": None, "error": None}
+    try:
+        pm.execute_notebook(str(notebook), str(target), parameters={"DEVICE": device, "FAST": fast, "SEED": 0},
+                            kernel_name="python3", progress_bar=False, log_output=False,
+                            execution_timeout=timeout, cwd=str(out_dir))
+    except PapermillExecutionError as e:
+        result.update(status="failed", cell=e.exec_count, error=f"{e.ename}: {str(e.evalue)[:300]}")
+    except Exception as e:  # a dead kernel, a timeout: still one line naming the notebook
+        result.update(status="failed", error=f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}")
+    result["seconds"] = round(time.perf_counter() - start, 2)
+    return result
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", choices=["cpu", "cuda"], required=True)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=ROOT / "ci" / "out")
+    ap.add_argument("--full", action="store_true", help="full mode (FAST=False): the learner's run")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    ap.add_argument("notebooks", nargs="*", type=Path)
+    args = ap.parse_args(argv)
+
+    if args.device == "cuda" and not cuda_available():
+        print("run_notebooks: --device cuda, but torch.cuda.is_available() is False on this machine. "
+              "Refusing to test the CPU under the CUDA label.", file=sys.stderr)
+        return 3
+    notebooks = [p.resolve() for p in args.notebooks] or source_notebooks()
+    if not notebooks:
+        print("run_notebooks: no notebooks found", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    threads = max(1, (os.cpu_count() or 2) // max(1, args.workers))
+    results = []
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, args.workers), initializer=_pin_threads, initargs=(threads,)) as pool:
+        futures = {pool.submit(run_one, nb, args.device, args.out, not args.full, args.timeout): nb for nb in notebooks}
+        for i, fut in enumerate(as_completed(futures), 1):
+            r = fut.result()
+            results.append(r)
+            where = f" (cell {r['cell']})" if r["cell"] else ""
+            line = f"[{i}/{len(notebooks)}] {r['status']:6s} {r['seconds']:6.1f}s {r['notebook']}{where}"
+            print(line + (f": {r['error']}" if r["error"] else ""), flush=True)
+    wall = round(time.perf_counter() - t0, 2)
+    results.sort(key=lambda r: r["notebook"])
+    report = {"device": args.device, "fast": not args.full, "workers": args.workers, "wall_seconds": wall,
+              "notebooks": results}
+    (args.out / "report.json").write_text(json.dumps(report, indent=2))
+    failed = [r for r in results if r["status"] != "ok"]
+    for r in failed:
+        print(f"FAILED {r['notebook']}" + (f" at cell {r['cell']}" if r["cell"] else "") + f": {r['error']}",
+              file=sys.stderr)
+    print(f"run_notebooks: {len(results) - len(failed)} passed, {len(failed)} failed in {wall:.1f}s "
+          f"({args.device}, {'fast' if not args.full else 'full'} mode) -> {args.out / 'report.json'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,282 @@
+"""Known-wrong and alternative answers for senior/09_quantization_pruning_distillation."""
+
+EX1_WRONG_AXIS = '''
+def quantize_symmetric(w, per_channel=False):
+    amax = w.detach().abs().amax(dim=0, keepdim=True) if per_channel else w.detach().abs().amax()
+    scale = amax.clamp_min(1e-12) / 127.0
+    q = torch.clamp(torch.round(w.detach() / scale), -127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize(q, scale):
+    return q.to(torch.float32) * scale
+'''
+
+EX1_WRONG_255 = '''
+def quantize_symmetric(w, per_channel=False):
+    amax = w.detach().abs().amax(dim=1, keepdim=True) if per_channel else w.detach().abs().amax()
+    scale = amax.clamp_min(1e-12) / 255.0
+    q = torch.clamp(torch.round(w.detach() / scale), -127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize(q, scale):
+    return q.to(torch.float32) * scale
+'''
+
+EX1_ALT = '''
+def quantize_symmetric(w, per_channel=False):
+    w = w.detach().float()
+    if per_channel:
+        rows = [w[i].abs().max() for i in range(w.shape[0])]
+        scale = torch.stack([torch.where(r > 0, r, torch.ones_like(r)) for r in rows]).reshape(-1, 1) / 127
+    else:
+        m = w.abs().max()
+        scale = torch.where(m > 0, m, torch.ones_like(m)) / 127
+    q = (w / scale).round().clamp(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize(q, scale):
+    return q.float().mul(scale)
+'''
+
+EX2_WRONG_NO_ZERO = '''
+def quantize_affine(x):
+    lo, hi = x.detach().min(), x.detach().max()
+    scale = ((hi - lo) / 255.0).clamp_min(1e-12)
+    zero_point = int(torch.round(-lo / scale))
+    q = torch.clamp(torch.round(x.detach() / scale) + zero_point, 0, 255).to(torch.uint8)
+    return q, scale, zero_point
+
+
+def dequantize_affine(q, scale, zero_point):
+    return (q.to(torch.float32) - zero_point) * scale
+'''
+
+EX2_WRONG_FLOAT_ZP = '''
+def quantize_affine(x):
+    lo = torch.clamp(x.detach().min(), max=0.0)
+    hi = torch.clamp(x.detach().max(), min=0.0)
+    scale = ((hi - lo) / 255.0).clamp_min(1e-12)
+    zero_point = float(-lo / scale)
+    q = torch.clamp(torch.round(x.detach() / scale + zero_point), 0, 255).to(torch.uint8)
+    return q, scale, zero_point
+
+
+def dequantize_affine(q, scale, zero_point):
+    return (q.to(torch.float32) - zero_point) * scale
+'''
+
+EX2_ALT = '''
+def quantize_affine(x):
+    qmin, qmax = 0, 255
+    x = x.detach().float()
+    lo = min(float(x.min()), 0.0)
+    hi = max(float(x.max()), 0.0)
+    scale = torch.tensor(max((hi - lo) / (qmax - qmin), 1e-12), device=x.device)
+    zero_point = qmin - round(lo / float(scale))
+    zero_point = max(qmin, min(qmax, zero_point))
+    q = (x / scale).round().add(zero_point).clamp(qmin, qmax).to(torch.uint8)
+    return q, scale, int(zero_point)
+
+
+def dequantize_affine(q, scale, zero_point):
+    return (q.float() - float(zero_point)) * scale
+'''
+
+EX3_WRONG_PASS_ALL = '''
+class FakeQuantSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale, qmax):
+        return torch.clamp(torch.round(x / scale), -qmax, qmax) * scale
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out, None, None
+'''
+
+EX3_WRONG_NO_CLAMP = '''
+class FakeQuantSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale, qmax):
+        u = x / scale
+        ctx.save_for_backward(u.abs() <= qmax)
+        return torch.round(u) * scale
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inside,) = ctx.saved_tensors
+        return grad_out * inside, None, None
+'''
+
+EX3_ALT = '''
+class FakeQuantSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale, qmax):
+        ctx.save_for_backward(x, scale)
+        ctx.qmax = qmax
+        lo, hi = -qmax * scale, qmax * scale
+        return torch.round(torch.minimum(torch.maximum(x, lo), hi) / scale) * scale
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, scale = ctx.saved_tensors
+        keep = (x >= -ctx.qmax * scale) & (x <= ctx.qmax * scale)
+        return torch.where(keep, grad_out, torch.zeros_like(grad_out)), None, None
+'''
+
+EX4_WRONG_IN_PLACE = '''
+import copy
+import math
+
+
+def ptq_copy(model, bits):
+    qmax = 2 ** (bits - 1) - 1
+    size = 0
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.Linear):
+                w = m.weight
+                scale = w.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / qmax
+                m.weight.copy_(torch.clamp(torch.round(w / scale), -qmax, qmax) * scale)
+                size += math.ceil(w.numel() * bits / 8) + 4 * w.shape[0]
+                if m.bias is not None:
+                    size += 4 * m.bias.numel()
+    return model, size
+'''
+
+EX4_WRONG_SIZE = '''
+import copy
+import math
+
+
+def ptq_copy(model, bits):
+    qmax = 2 ** (bits - 1) - 1
+    qmodel = copy.deepcopy(model)
+    with torch.no_grad():
+        for m in qmodel.modules():
+            if isinstance(m, nn.Linear):
+                scale = m.weight.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / qmax
+                m.weight.copy_(torch.clamp(torch.round(m.weight / scale), -qmax, qmax) * scale)
+    size = sum(p.numel() for p in qmodel.parameters()) * bits // 8
+    return qmodel, size
+'''
+
+EX4_ALT = '''
+import copy
+import math
+
+
+def ptq_copy(model, bits):
+    qmax = 2 ** (bits - 1) - 1
+    qmodel = copy.deepcopy(model)
+    linears = [m for _, m in qmodel.named_modules() if isinstance(m, nn.Linear)]
+    size = 0
+    for lin in linears:
+        w = lin.weight.detach()
+        scale = torch.stack([row.abs().max() for row in w]).clamp_min(1e-12).unsqueeze(1) / qmax
+        lin.weight = nn.Parameter((w / scale).round().clamp(-qmax, qmax) * scale)
+        size += (w.numel() * bits + 7) // 8 + scale.numel() * 4
+        size += 0 if lin.bias is None else lin.bias.numel() * lin.bias.element_size()
+    return qmodel, size
+'''
+
+EX5_WRONG_ONE_SHOT = '''
+import torch.nn.utils.prune as prune
+
+
+def global_magnitude_prune(model, sparsity):
+    ws = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
+    flat = torch.cat([w.detach().abs().flatten() for w in ws])
+    k = round(sparsity * flat.numel())
+    threshold = flat.kthvalue(k).values
+    with torch.no_grad():
+        for w in ws:
+            w[w.abs() <= threshold] = 0.0
+    return model
+'''
+
+EX5_WRONG_PER_LAYER = '''
+import torch.nn.utils.prune as prune
+
+
+def global_magnitude_prune(model, sparsity):
+    for m in model.modules():
+        if isinstance(m, nn.Linear):
+            prune.l1_unstructured(m, "weight", amount=sparsity)
+    return model
+'''
+
+EX5_ALT = '''
+import torch.nn.utils.prune as prune
+
+
+def global_magnitude_prune(model, sparsity):
+    linears = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    flat = torch.cat([m.weight.detach().abs().flatten() for m in linears])
+    k = round(sparsity * flat.numel())
+    drop = torch.zeros(flat.numel(), dtype=torch.bool, device=flat.device)
+    if k > 0:
+        drop[torch.topk(flat, k, largest=False).indices] = True
+    start = 0
+    for m in linears:
+        n = m.weight.numel()
+        mask = (~drop[start:start + n]).reshape(m.weight.shape).to(m.weight.dtype)
+        start += n
+        m.register_buffer("prune_mask", mask)
+        with torch.no_grad():
+            m.weight.mul_(mask)
+        m.weight.register_hook(lambda grad, mask=mask: grad * mask)
+        m.register_forward_pre_hook(lambda mod, inp: mod.weight.data.mul_(mod.prune_mask))
+    return model
+'''
+
+EX6_WRONG_NO_T2 = '''
+def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
+    log_p_student = F.log_softmax(student_logits / T, dim=-1)
+    p_teacher = F.softmax(teacher_logits.detach() / T, dim=-1)
+    soft = F.kl_div(log_p_student, p_teacher, reduction="batchmean")
+    return alpha * soft + (1 - alpha) * F.cross_entropy(student_logits, labels)
+'''
+
+EX6_WRONG_MEAN = '''
+def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
+    log_p_student = F.log_softmax(student_logits / T, dim=-1)
+    p_teacher = F.softmax(teacher_logits.detach() / T, dim=-1)
+    soft = F.kl_div(log_p_student, p_teacher, reduction="mean") * T * T
+    return alpha * soft + (1 - alpha) * F.cross_entropy(student_logits, labels)
+'''
+
+EX6_ALT = '''
+def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
+    t = teacher_logits.detach()
+    p_t = torch.softmax(t / T, dim=1)
+    kl = (p_t * (torch.log_softmax(t / T, dim=1) - torch.log_softmax(student_logits / T, dim=1))).sum(1).mean()
+    ce = -torch.log_softmax(student_logits, dim=1).gather(1, labels[:, None]).mean()
+    return alpha * (T ** 2) * kl + (1 - alpha) * ce
+'''
+
+WRONG = {
+    "ex1_symmetric": [("per-channel scale reduces over the wrong axis (columns)", EX1_WRONG_AXIS),
+                      ("divides by 255 for a signed range: half the levels unused", EX1_WRONG_255)],
+    "ex2_affine": [("range does not include 0, so zero is not exact", EX2_WRONG_NO_ZERO),
+                   ("non-integer zero point", EX2_WRONG_FLOAT_ZP)],
+    "ex3_fakequant": [("STE passes the gradient even for clipped values", EX3_WRONG_PASS_ALL),
+                      ("forgets to clamp to [-qmax, qmax]", EX3_WRONG_NO_CLAMP)],
+    "ex4_ptq": [("quantizes the original model in place", EX4_WRONG_IN_PLACE),
+                ("size ignores scales and float biases", EX4_WRONG_SIZE)],
+    "ex5_prune": [("zeroes weights once without a mask: they grow back", EX5_WRONG_ONE_SHOT),
+                  ("prunes each layer separately instead of globally", EX5_WRONG_PER_LAYER)],
+    "ex6_distill": [("forgets the T^2 factor", EX6_WRONG_NO_T2),
+                    ("kl_div reduction='mean' also averages over classes", EX6_WRONG_MEAN)],
+}
+
+ALT = {
+    "ex1_symmetric": EX1_ALT,
+    "ex2_affine": EX2_ALT,
+    "ex3_fakequant": EX3_ALT,
+    "ex4_ptq": EX4_ALT,
+    "ex5_prune": EX5_ALT,
+    "ex6_distill": EX6_ALT,
+}

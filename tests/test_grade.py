@@ -1,0 +1,83 @@
+"""`python -m autograder grade`: a whole class in parallel; broken submissions get a status, not a crash."""
+
+import csv
+import shutil
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from tests.tiny_course import blank, cli, make_course
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("class")
+    src = make_course(tmp)
+    ref = nbformat.read(str(src), 4)
+    sub = tmp / "submitted"
+    for student, folder, content in [
+        ("alice", "junior", ref),
+        ("bob", "junior", blank(ref)),
+        ("carol", "junior", "{ this is not json"),
+        ("dave", "mid", ref),  # a junior notebook handed in under mid/
+    ]:
+        path = sub / student / folder / "01_tiny.ipynb"
+        path.parent.mkdir(parents=True)
+        if isinstance(content, str):
+            path.write_text(content)
+        else:
+            nbformat.write(content, str(path))
+    (sub / "erin").mkdir()
+    (sub / "erin" / "01_tiny.ipynb").write_text("{}")  # not in <student>/<tier>/ layout
+    out, fb, db = tmp / "grades.csv", tmp / "feedback", tmp / "gradebook.db"
+    done = cli(tmp, "grade", str(sub), "--workers", "2", "--out", str(out), "--feedback", str(fb),
+               "--gradebook", f"sqlite:///{db}")
+    assert done.returncode == 0, done.stderr
+    with out.open() as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    return tmp, sub, out, fb, db, rows, done
+
+
+def test_every_submission_gets_a_row_with_a_status(graded):
+    *_, rows, _ = graded
+    assert set(rows) == {"alice", "bob", "carol", "dave", "erin"}
+    assert (rows["alice"]["score"], rows["alice"]["max_score"], rows["alice"]["status"]) == ("5", "5", "ok")
+    assert (rows["bob"]["score"], rows["bob"]["status"]) == ("0", "ok")
+    assert rows["carol"]["status"].startswith("not valid JSON") and rows["carol"]["score"] == "0"
+    assert "junior notebook in the mid folder" in rows["dave"]["status"]
+    assert "layout" in rows["erin"]["status"]
+
+
+def test_progress_is_shown(graded):
+    assert "grading" in graded[-1].stderr
+
+
+def test_feedback_has_no_hidden_tests(graded):
+    _, _, _, fb, *_ = graded
+    html = (fb / "alice" / "junior" / "01_tiny.html").read_text()
+    assert "double(2) should be 4" in html  # the visible test is shown
+    assert "SECRET_HIDDEN_CHECK" not in html and "BEGIN HIDDEN TESTS" not in html
+    bob = (fb / "bob" / "junior" / "01_tiny.html").read_text()
+    assert "SECRET_HIDDEN_CHECK" not in bob
+
+
+def test_gradebook_holds_the_scores_for_nbgrader(graded):
+    *_, db, rows, _ = graded
+    with Gradebook(f"sqlite:///{db}", course_id="pytorch-interview-lab") as gb:
+        assert gb.find_submission_notebook("01_tiny", "junior", "alice").score == 5
+        assert gb.find_submission_notebook("01_tiny", "junior", "bob").score == 0
+
+
+def test_rerun_resumes_without_regrading(graded):
+    tmp, sub, out, *_ = graded
+    before = out.read_text()
+    done = cli(tmp, "grade", str(sub), "--workers", "2", "--out", str(out))
+    assert "resuming: 4 notebook(s) already graded, 0 to go" in done.stderr
+    assert out.read_text() == before
+
+
+def test_missing_class_directory_exits_2(graded):
+    tmp = graded[0]
+    done = cli(tmp, "grade", str(tmp / "nope"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr

@@ -1,0 +1,40 @@
+"""The committed student release is what nbgrader generates now, and gives nothing away."""
+
+import json
+import re
+
+import pytest
+
+from autograder.course import RELEASE_DIR, colab_url, release_path, source_notebooks
+from autograder.release import stale
+
+SOURCES = source_notebooks()
+IDS = [f"{p.parent.name}/{p.stem}" for p in SOURCES]
+
+
+def test_release_is_fresh():
+    assert stale() == [], "release/ is stale against notebooks/: run `make release` and commit"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=IDS)
+def test_release_holds_no_solutions_markers_or_hidden_tests(source):
+    release = json.loads(release_path(source).read_text())
+    text = json.dumps(release)
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+        assert marker not in text, f"{marker} leaked into the release"
+    src = json.loads(source.read_text())
+    for cell in src["cells"]:
+        body = "".join(cell["source"])
+        for region in re.findall(r"### BEGIN (?:SOLUTION|HIDDEN TESTS)\n(.*?)### END", body, re.S):
+            for line in (ln.strip() for ln in region.splitlines()):
+                if len(line) > 25 and not line.startswith("#"):
+                    assert line not in text, f"solution or hidden-test text leaked: {line!r}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=IDS)
+def test_colab_badge_points_at_the_release_file(source):
+    release = json.loads(release_path(source).read_text())
+    url = colab_url(source.parent.name, source.stem)
+    assert url in "".join(release["cells"][0]["source"])
+    assert url.endswith("/" + str(release_path(source).relative_to(RELEASE_DIR.parent)))
+    assert release["metadata"]["accelerator"] == "GPU"

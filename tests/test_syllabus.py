@@ -1,0 +1,37 @@
+"""The project's own syllabus keeps the course's topic ids, and the notebooks cover every one of them."""
+
+from autograder.course import TIERS, source_notebooks, syllabus
+from autograder.lint import coverage
+
+EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 22)], "mid": [f"M{i:02d}" for i in range(1, 31)],
+            "senior": [f"S{i:02d}" for i in range(1, 26)]}
+
+
+def test_syllabus_has_the_course_topic_ids():
+    topics = syllabus()
+    for tier in TIERS:
+        assert sorted(t for t, v in topics.items() if v["tier"] == tier) == EXPECTED[tier]
+    assert all(v["kind"] in ("code", "write") for v in topics.values())
+
+
+def test_every_topic_of_a_started_tier_is_covered_by_a_graded_cell():
+    got = coverage()
+    for tier in TIERS:
+        if not source_notebooks(tier):
+            continue
+        missing = [t for t in EXPECTED[tier] if not got[t]["cells"]]
+        assert missing == [], f"{tier}: topics without a graded cell: {missing}"
+
+
+def test_tier_size_targets():
+    minimum = {"junior": (8, 45), "mid": (10, 60), "senior": (10, 50)}
+    for tier, (n_nb, n_cells) in minimum.items():
+        nbs = source_notebooks(tier)
+        if not nbs:
+            continue
+        import json
+
+        cells = sum(1 for p in nbs for c in json.loads(p.read_text())["cells"]
+                    if c["metadata"].get("nbgrader", {}).get("grade"))
+        assert len(nbs) >= n_nb, f"{tier}: {len(nbs)} notebooks, want {n_nb}"
+        assert cells >= n_cells, f"{tier}: {cells} graded cells, want {n_cells}"

@@ -1,0 +1,52 @@
+"""A throwaway course with one tiny notebook, so grader tests do not depend on the curriculum."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.assemble import STUB_CODE
+from autograder.authoring import build
+from autograder.cells import grade_id, kind
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+
+
+def make_course(tmp: Path) -> Path:
+    """tmp/notebooks/junior/01_tiny.ipynb; returns the source notebook path."""
+    src = tmp / "notebooks" / "junior" / "01_tiny.ipynb"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(build((HERE / "fixtures" / "tiny.py").read_text(), "01_tiny"), str(src))
+    return src
+
+
+def blank(nb):
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if kind(cell) == "solution":
+            cell.source = cell.source.split("### BEGIN SOLUTION")[0] + "    " + STUB_CODE.replace("\n", "\n    ")
+        elif kind(cell) == "manual":
+            cell.source = "YOUR ANSWER HERE"
+        elif kind(cell) == "test":
+            cell.source = cell.source.split("### BEGIN HIDDEN TESTS")[0].rstrip()
+    return nb
+
+
+def with_answer(nb, gid: str, source: str):
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if grade_id(cell) == gid:
+            cell.source = source
+    return nb
+
+
+def cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"))
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
