@@ -34,7 +34,7 @@ def run_one(notebook: Path, device: str, out_dir: Path, fast: bool = True, timeo
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
-    rel = notebook.relative_to(ROOT / "notebooks")
+    rel = notebook.relative_to(notebook.parents[1])  # <tier>/<name>.ipynb
     target = out_dir / rel
     target.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
