@@ -50,9 +50,10 @@ def grade_notebook(path: Path, timeout: int | None = None) -> Report:
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None) -> Report:
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
-    executed = execute(nb, timeout=timeout)
+    executed, run_notes = execute(nb, timeout=timeout)
     tests, manual = score(executed)
-    return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual, notes, executed)
+    return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
+                  notes + run_notes, executed)
 
 
 def render_table(report: Report) -> str:

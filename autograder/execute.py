@@ -1,16 +1,31 @@
-"""Run a notebook in a fresh kernel with nbgrader's own Execute preprocessor and the course's config."""
+"""Run a notebook in a fresh kernel with nbgrader's own Execute preprocessor and the course's config.
+
+Faults stay inside the notebook: a cell that runs too long is interrupted (c.Execute.timeout), a notebook
+that runs too long in total or a kernel that dies ends the run with a note, and a flood of output is cut.
+Cells that never ran keep no outputs, and score.py gives them nothing.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 from nbformat import NotebookNode
 from traitlets.config import Config, PyFileConfigLoader
 
 from autograder.course import ROOT
+
+NOTEBOOK_TIMEOUT = int(os.environ.get("PTLAB_NOTEBOOK_TIMEOUT", "900"))
+MAX_OUTPUT_CHARS = 100_000
+
+
+class NotebookTimeout(Exception):
+    pass
 
 
 @functools.lru_cache(maxsize=1)
@@ -19,21 +34,58 @@ def course_config() -> Config:
     return PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
 
 
-def execute(nb: NotebookNode, workdir: Path | None = None, timeout: int | None = None) -> NotebookNode:
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise NotebookTimeout(f"the notebook ran longer than {seconds} s in total")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _cap_outputs(nb: NotebookNode) -> None:
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and len(out.get("text", "")) > MAX_OUTPUT_CHARS:
+                out["text"] = out["text"][:MAX_OUTPUT_CHARS] + "\n... [output cut by the grader]\n"
+            data = out.get("data", {})
+            for mime, value in list(data.items()):
+                if isinstance(value, str) and len(value) > 20 * MAX_OUTPUT_CHARS:
+                    data[mime] = value[:MAX_OUTPUT_CHARS] if mime.startswith("text/") else ""
+
+
+def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode, list[str]]:
+    """Return the executed notebook and notes about a run that ended early."""
+    from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
     config = Config(course_config())
     if timeout is not None:
         config.Execute.timeout = timeout
     executor = Execute(config=config)
-    with tempfile.TemporaryDirectory(prefix="ptlab-run-") as tmp:
-        cwd = Path(workdir) if workdir else Path(tmp)
-        # Student code gets a scratch directory of its own, never the course tree.
-        env_before = os.environ.get("MPLBACKEND")
-        os.environ.setdefault("MPLBACKEND", "Agg")
+    notes: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="ptlab-run-") as scratch:
+        # Student code gets a scratch directory of its own as its working directory, never the course tree.
         try:
-            nb, _ = executor.preprocess(nb, {"metadata": {"path": str(cwd)}})
+            with _deadline(NOTEBOOK_TIMEOUT):
+                executor.preprocess(nb, {"metadata": {"path": scratch}})
+        except NotebookTimeout as e:
+            notes.append(str(e))
+        except DeadKernelError:
+            notes.append("the kernel died (exited, crashed or ran out of memory); later cells did not run")
+        except Exception as e:  # nbclient surfaces broken kernels in several ways
+            notes.append(f"the run stopped early: {type(e).__name__}")
         finally:
-            if env_before is None:
-                os.environ.pop("MPLBACKEND", None)
-    return nb
+            with contextlib.suppress(Exception):
+                executor.km and executor.km.shutdown_kernel(now=True)
+    _cap_outputs(nb)
+    return nb, notes

@@ -43,12 +43,16 @@ def failure_message(cell: NotebookNode) -> str:
         if out.get("output_type") == "error":
             ename = out.get("ename", "Error")
             evalue = first_line(out.get("evalue", ""))
+            if ename in ("KeyboardInterrupt", "CellTimeoutError"):
+                return "stopped: the cell ran longer than the per-cell time limit (an endless loop?)"
             if ename == "NotImplementedError" and not evalue:
                 return "not answered yet (the answer cell still raises NotImplementedError)"
             return f"{ename}: {evalue}" if evalue else f"{ename} (a test without a message failed)"
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream" and out.get("name") == "stderr":
             return "printed to stderr, which nbgrader scores as a failure: " + first_line(out.get("text", ""))[:160]
+    if cell.get("execution_count") is None:
+        return "did not run: the notebook stopped before this cell (see the notes)"
     return ""
 
 
@@ -58,7 +62,8 @@ def score(nb: NotebookNode) -> tuple[list[TestResult], list[ManualItem]]:
         k = kind(cell)
         if k == "test":
             got, max_points = determine_grade(cell)
-            got = float(got or 0)
+            # nbgrader gives full marks to a test cell with no output: one that never ran must earn nothing.
+            got = float(got or 0) if cell.get("execution_count") is not None else 0.0
             passed = got >= max_points
             tests.append(TestResult(grade_id(cell), got, max_points, passed,
                                     "" if passed else failure_message(cell) or "partial credit", topics(cell)))
