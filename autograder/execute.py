@@ -11,6 +11,7 @@ import contextlib
 import functools
 import os
 import signal
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -63,18 +64,45 @@ def _cap_outputs(nb: NotebookNode) -> None:
                     data[mime] = value[:MAX_OUTPUT_CHARS] if mime.startswith("text/") else ""
 
 
+def _sandboxed_manager():
+    """A kernel manager whose kernel starts inside autograder.sandbox and talks over unix sockets
+    (a kernel without a network cannot reach TCP ports)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import Unicode
+
+    class SandboxedKernelManager(AsyncKernelManager):
+        scratch = Unicode("", config=True)
+
+        def format_kernel_cmd(self, extra_arguments=None):
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            cmd = super().format_kernel_cmd(extra_arguments)
+            return [sys.executable, "-m", "autograder.sandbox", "--scratch", self.scratch,
+                    "--runtime", jupyter_runtime_dir(), "--", *cmd]
+
+    return SandboxedKernelManager
+
+
 def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode, list[str]]:
     """Return the executed notebook and notes about a run that ended early."""
     from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
+    from autograder import sandbox
+
     config = Config(course_config())
     if timeout is not None:
         config.Execute.timeout = timeout
-    executor = Execute(config=config)
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="ptlab-run-") as scratch:
         # Student code gets a scratch directory of its own as its working directory, never the course tree.
+        kwargs = {}
+        if sandbox.enabled():
+            manager = _sandboxed_manager()
+            config[manager.__name__] = Config(scratch=scratch, transport="ipc",
+                                              ip=os.path.join(scratch, "kernel-ipc"))
+            kwargs["kernel_manager_class"] = manager
+        executor = Execute(config=config, **kwargs)
         try:
             with _deadline(NOTEBOOK_TIMEOUT):
                 executor.preprocess(nb, {"metadata": {"path": scratch}})

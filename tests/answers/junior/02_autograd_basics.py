@@ -87,7 +87,7 @@ ALT = {
         "def fit(model, x, y, steps, lr):\n    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "    losses = []\n    for _ in range(steps):\n        loss = torch.mean((model(x) - y) ** 2)\n"
         "        loss.backward()\n        opt.step()\n        model.zero_grad(set_to_none=True)\n"
-        "        losses.append(float(loss))\n    return losses\n"
+        "        losses.append(float(loss.detach()))\n    return losses\n"
     ),
     "ex6_no_grad_predict": (
         "A_REQUIRES_GRAD = B_REQUIRES_GRAD = C_REQUIRES_GRAD = False\nDETACH_SHARES_MEMORY = True\n"

@@ -35,7 +35,7 @@ def autocast_train_step(model, opt, x, y, amp_dtype):
     loss = F.cross_entropy(logits.float(), y)   # the loss outside autocast, in float32
     loss.backward()
     opt.step()
-    return float(loss)
+    return float(loss.detach())
 '''
 
 _SCALE_FP16_DIV = '''

@@ -89,10 +89,8 @@ _EX4_NO_SCALE = '''def accumulate_no_sync(ddp_model, micro_batches):
     F.mse_loss(ddp_model(x), y).backward()
 '''
 
-_EX4_ALT = '''import contextlib
-
-
-def accumulate_no_sync(ddp_model, micro_batches):
+_EX4_ALT = '''def accumulate_no_sync(ddp_model, micro_batches):
+    import contextlib  # shipped to the workers on its own: import inside the function
     n_total = sum(x.shape[0] for x, _ in micro_batches)
     for i, (x, y) in enumerate(micro_batches):
         last = i == len(micro_batches) - 1

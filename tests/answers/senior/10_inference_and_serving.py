@@ -32,7 +32,7 @@ def _try(fn):
         return False
 
 
-_l = nn.Linear(4, 2)
+_l = nn.Linear(4, 4)
 _i = torch.randn(3, 4)
 with torch.no_grad():
     _na = _l(_i)
