@@ -14,6 +14,7 @@ from nbformat import NotebookNode
 from autograder import cells
 from autograder.assemble import assemble
 from autograder.execute import execute
+from autograder.tamper import scan
 from autograder.score import ManualItem, TestResult, as_dicts, score
 
 
@@ -25,6 +26,7 @@ class Report:
     manual: list[ManualItem]
     notes: list[str] = field(default_factory=list)
     executed: NotebookNode | None = None
+    flags: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -38,7 +40,7 @@ class Report:
         return {"notebook": self.notebook, "source": self.source, "score": self.score,
                 "max_score": self.max_score, "tests": [{k: v for k, v in t.items() if k != "topics"}
                                                        for t in as_dicts(self.tests)],
-                "manual": as_dicts(self.manual), "notes": self.notes}
+                "manual": as_dicts(self.manual), "notes": self.notes, "flags": self.flags}
 
 
 def grade_notebook(path: Path, timeout: int | None = None) -> Report:
@@ -50,10 +52,11 @@ def grade_notebook(path: Path, timeout: int | None = None) -> Report:
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None) -> Report:
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
+    flags = scan(nb, source)
     executed, run_notes = execute(nb, timeout=timeout)
     tests, manual = score(executed)
     return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
-                  notes + run_notes, executed)
+                  notes + run_notes, executed, flags)
 
 
 def render_table(report: Report) -> str:
@@ -68,6 +71,8 @@ def render_table(report: Report) -> str:
         rows.append(f"  TODO  {m.grade_id:<{width}}  -/{m.max_points:g}  written answer: {state}")
     for n in report.notes:
         rows.append(f"  note: {n}")
+    for f in report.flags:
+        rows.append(f"  flagged for review: {f}")
     rows += ["", f"  score {report.score:g}/{report.max_score:g} (autograded cells)"]
     return "\n".join(rows)
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from autograder.course import TIERS, GradingInputError
 
-FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed"]
+FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed",
+          "raw_score", "flags"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,13 @@ def _sha(path: Path) -> str:
         return ""
 
 
-def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, failed="") -> dict:
-    return {"student": student, "assignment": tier, "notebook": Path(path).stem, "score": f"{score:g}",
-            "max_score": f"{max_score:g}", "status": status, "manual_pending": manual,
-            "sha256": _sha(Path(path)), "failed": failed}
+def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, failed="", flags=()) -> dict:
+    # A notebook flagged for tampering earns nothing until a person has looked; raw_score keeps what the
+    # tests said, so the instructor can restore it.
+    return {"student": student, "assignment": tier, "notebook": Path(path).stem,
+            "score": f"{0 if flags else score:g}", "max_score": f"{max_score:g}",
+            "status": f"flagged for review: {flags[0]}"[:200] if flags else status, "manual_pending": manual,
+            "sha256": _sha(Path(path)), "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags)}
 
 
 def _pin_threads(threads: int) -> None:
@@ -81,15 +85,16 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> tuple[
                     status=f"a {source_tier} notebook in the {job.tier} folder"), None
     failed = " ".join(t.grade_id for t in report.tests if not t.passed)
     row = _row(job.student, job.tier, job.path, report.score, report.max_score, "ok",
-               sum(1 for m in report.manual if m.answered), failed)
+               sum(1 for m in report.manual if m.answered), failed, report.flags)
     if feedback_dir:
         from autograder.feedback import redact, write_html
 
         summary = (f"**Feedback for {job.student}: {job.tier}/{job.path.stem}**, score {report.score:g} / "
-                   f"{report.max_score:g} (autograded cells; written answers are graded by hand).")
+                   f"{report.max_score:g} (autograded cells; written answers are graded by hand)."
+                   + "".join(f"\n\n*Flagged for review:* {f}" for f in report.flags))
         write_html(redact(report.executed, summary),
                    Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
-    scores = {t.grade_id: t.points for t in report.tests}
+    scores = {t.grade_id: 0.0 if report.flags else t.points for t in report.tests}
     return row, {"student": job.student, "tier": job.tier, "notebook": job.path.stem, "scores": scores}
 
 

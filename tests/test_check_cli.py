@@ -90,3 +90,44 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(course, content, reaso
     assert len(done.stderr.strip().splitlines()) == 1
     json_done = cli(tmp, "check", str(path), "--json")
     assert json_done.returncode == 2 and "error" in json.loads(json_done.stdout)
+
+
+FORGERIES = {
+    "silenced errors": "get_ipython().set_custom_exc((BaseException,), lambda *a, **k: None)",
+    "patched display": "import IPython\nIPython.get_ipython().showtraceback = lambda *a, **k: None",
+    "rebound builtin": "AssertionError = type('AssertionError', (Warning,), {})",
+    "hidden behind exec": "exec(bytes.fromhex('7072696e7428312b3129').decode())",
+}
+
+
+@pytest.mark.parametrize("attack", FORGERIES, ids=list(FORGERIES))
+def test_every_kind_of_reach_into_the_grader_is_flagged(course, attack):
+    from autograder.assemble import assemble
+    from autograder.tamper import scan
+
+    _, src = course
+    source = nbformat.read(str(src), 4)
+    nb = blank(source)
+    nb.cells.insert(5, nbformat.v4.new_code_cell(FORGERIES[attack]))
+    assert scan(assemble(nb, source)[0], source), f"{attack} was not flagged"
+
+
+def test_a_forged_pass_is_flagged_in_check_and_earns_nothing_in_class_grading(course):
+    import csv
+
+    tmp, src = course
+    nb = blank(nbformat.read(str(src), 4))
+    nb.cells.insert(5, nbformat.v4.new_code_cell(FORGERIES["silenced errors"]))
+    report = json.loads(cli(tmp, "check", write(tmp / "forged.ipynb", nb), "--json").stdout)
+    assert report["flags"] and "get_ipython" in report["flags"][0]
+    sub = tmp / "forgers" / "mallory" / "junior"
+    sub.mkdir(parents=True)
+    nbformat.write(nb, str(sub / "01_tiny.ipynb"))
+    cli(tmp, "grade", str(sub.parent.parent), "--workers", "1", "--out", str(tmp / "forged.csv"))
+    row = next(csv.DictReader((tmp / "forged.csv").open()))
+    assert row["score"] == "0" and row["status"].startswith("flagged for review")
+
+
+def test_the_reference_is_never_flagged(course):
+    tmp, src = course
+    assert json.loads(cli(tmp, "check", str(src), "--json").stdout)["flags"] == []

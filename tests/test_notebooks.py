@@ -30,6 +30,7 @@ def test_reference_earns_full_marks(source):
     report = grade_submission(cells.read(source), source, str(source))
     assert report.max_score > 0
     assert report.score == report.max_score, _failures(report)
+    assert report.flags == [], f"the reference trips the tamper scan: {report.flags}"
 
 
 @pytest.mark.kernel
@@ -72,3 +73,4 @@ def test_alternative_answers_pass(source):
     _, alt = answers.load(source)
     report = grade_submission(answers.substitute(cells.read(source), alt), source, f"{source.stem}+alt")
     assert report.score == report.max_score, _failures(report)
+    assert report.flags == [], f"a correct alternative trips the tamper scan: {report.flags}"

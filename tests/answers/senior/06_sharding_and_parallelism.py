@@ -204,7 +204,7 @@ _EX5_ALT = '''def gpipe_forward_backward(stages, x, y, n_micro):
     n = x.shape[0]
     loss = sum(F.mse_loss(outs[i], ys[i], reduction="sum") for i in range(n_micro)) / (n * y.shape[1])
     loss.backward()
-    return float(loss), schedule
+    return loss.item(), schedule
 '''
 
 _EX6_RATIO = '''def bubble_fraction(n_stages, n_micro):

@@ -1,0 +1,99 @@
+"""Flag learner code that reaches into the machinery that grades it.
+
+Tests run in the learner's own kernel, so a hostile answer can patch what judges it: assert helpers,
+builtins, IPython's error display, the kernel's replies. Every such attack needs one of a few kinds of
+reach, and those are what this scan looks for in the cells a learner wrote (answer cells and added cells):
+
+- rebinding a builtin name, or assigning to an attribute of an imported module or of a builtin;
+- the interpreter's and the kernel's hooks and internals (sys.modules, excepthook, settrace, IPython,
+  ipykernel, zmq, jupyter_client, gc, ctypes, frames);
+- dynamic code and names that hide the above from a reader (exec, eval, compile, __import__, importlib,
+  getattr/setattr/delattr with a computed name on a module).
+
+A flagged notebook keeps its autograded score but is marked for review, in `check`, in the CSV and in the
+feedback, with the line and the reason. The scan is static, so it never runs student code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from nbformat import NotebookNode
+
+from autograder.cells import grade_id, kind
+
+BUILTIN_NAMES = set(dir(builtins))
+REACH_MODULES = {"IPython", "ipykernel", "zmq", "jupyter_client", "comm", "gc", "ctypes", "importlib",
+                 "builtins", "traceback", "signal", "faulthandler", "sys_monitoring"}
+SYS_ATTRS = {"modules", "excepthook", "displayhook", "settrace", "setprofile", "_getframe", "meta_path",
+             "path_hooks", "stdout", "stderr", "audit", "addaudithook", "monitoring", "exit"}
+DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "get_ipython", "breakpoint"}
+OK_OWNERS = {"self", "cls", "ctx"}
+# Settings an answer may legitimately change (reproducibility, determinism).
+OK_TARGETS = ("torch.backends.", "os.environ")
+
+
+def _scan(tree: ast.AST) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for a in node.names:
+                modules.add((a.asname or a.name).split(".")[0])
+            for n in names:
+                if n.split(".")[0] in REACH_MODULES:
+                    found.append((node.lineno, f"imports {n}, which reaches into the kernel or interpreter"))
+    modules |= {"torch", "np", "numpy", "nn", "F", "sys", "os", "math", "random"}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in BUILTIN_NAMES:
+                    found.append((node.lineno, f"rebinds the builtin name {t.id!r}"))
+                root = t
+                while isinstance(root, (ast.Attribute, ast.Subscript)):
+                    root = root.value
+                if isinstance(t, (ast.Attribute, ast.Subscript)) and isinstance(root, ast.Name) \
+                        and (root.id in modules or root.id in BUILTIN_NAMES) and root.id not in OK_OWNERS \
+                        and not ast.unparse(t).startswith(OK_TARGETS):
+                    found.append((node.lineno, f"assigns into the module or builtin {root.id!r}"))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys" \
+                and node.attr in SYS_ATTRS:
+            found.append((node.lineno, f"uses sys.{node.attr}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in DYNAMIC:
+                found.append((node.lineno, f"calls {name}()"))
+            elif name in ("setattr", "delattr", "getattr") and node.args:
+                owner = node.args[0]
+                computed = len(node.args) > 1 and not isinstance(node.args[1], ast.Constant)
+                on_module = isinstance(owner, ast.Name) and (owner.id in modules or owner.id in BUILTIN_NAMES)
+                if name != "getattr" and on_module:
+                    found.append((node.lineno, f"calls {name}() on the module {owner.id!r}"))
+                elif name == "getattr" and on_module and computed and owner.id in ("sys", "builtins"):
+                    found.append((node.lineno, f"looks up a computed name on {owner.id!r}"))
+    return found
+
+
+def scan(nb: NotebookNode, source: NotebookNode) -> list[str]:
+    """Findings in the code the learner wrote: answer cells and any code cell that is not the source's."""
+    known = {c.source for c in source.cells if c.cell_type == "code"}
+    findings = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or cell.source in known:
+            continue
+        if kind(cell) not in ("solution", "plain"):
+            continue  # test and locked cells come from the source (assemble.py)
+        where = f"cell '{grade_id(cell)}'" if grade_id(cell) else "an added or edited cell"
+        lines = cell.source.splitlines()
+        if any(ln.lstrip().startswith(("%", "!")) for ln in lines):
+            findings.append(f"{where}: uses an IPython magic or shell escape")
+        text = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue  # it fails on its own
+        findings += [f"{where}, line {line}: {why}" for line, why in _scan(tree)]
+    return findings
