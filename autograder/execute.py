@@ -14,7 +14,6 @@ import signal
 import sys
 import tempfile
 import threading
-from pathlib import Path
 
 from nbformat import NotebookNode
 from traitlets.config import Config, PyFileConfigLoader

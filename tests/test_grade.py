@@ -1,7 +1,6 @@
 """`python -m autograder grade`: a whole class in parallel; broken submissions get a status, not a crash."""
 
 import csv
-import shutil
 
 import nbformat
 import pytest

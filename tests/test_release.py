@@ -31,3 +31,12 @@ def test_release_holds_no_solutions_markers_or_hidden_tests(source):
             for line in (ln.strip() for ln in region.splitlines()):
                 if len(line) > 25 and not line.startswith("#") and line not in public:
                     assert json.dumps(line)[1:-1] not in text, f"solution or hidden-test text leaked: {line!r}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=IDS)
+def test_colab_badge_points_at_the_release_file(source):
+    release = json.loads(release_path(source).read_text())
+    url = colab_url(source.parent.name, source.stem)
+    assert url in "".join(release["cells"][0]["source"])
+    assert url.endswith("/" + str(release_path(source).relative_to(RELEASE_DIR.parent)))
+    assert release["metadata"]["accelerator"] == "GPU" and release["metadata"]["colab"]["gpuType"]
