@@ -36,6 +36,13 @@ def timed(cmd: list[str], **kw) -> tuple[float, subprocess.CompletedProcess]:
     return time.perf_counter() - t0, done
 
 
+def peak_child_mb() -> float:
+    """Largest resident set of any finished child process so far (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def curriculum_wall(workers: int, notebooks: list[Path]) -> tuple[float, dict]:
     with tempfile.TemporaryDirectory() as out:
         secs, done = timed([PY, str(ROOT / "ci" / "run_notebooks.py"), "--device", "cpu", "--full",
@@ -111,11 +118,15 @@ def main() -> int:
         synthetic_class(tier, args.students, course)
         secs_ours, done = timed([PY, "-m", "autograder", "grade", str(course / "submitted"), "--workers", "2",
                                  "--out", str(course / "grades.csv")], cwd=ROOT)
+        mem_ours = peak_child_mb()
         secs_nbg = nbgrader_sequential(tier, course)
+        mem_nbg = peak_child_mb()
     ours, theirs = n_nb / secs_ours * 60, n_nb / secs_nbg * 60
     print(f"class grading, {args.students} students x {len(source_notebooks(tier))} {tier} notebooks = {n_nb}:")
-    print(f"    autograder grade --workers 2: {secs_ours:7.1f} s  {ours:6.1f} notebooks/min")
-    print(f"    nbgrader autograde (serial):  {secs_nbg:7.1f} s  {theirs:6.1f} notebooks/min")
+    print(f"    autograder grade --workers 2: {secs_ours:7.1f} s  {ours:6.1f} notebooks/min  "
+          f"peak process RSS {mem_ours:.0f} MB")
+    print(f"    nbgrader autograde (serial):  {secs_nbg:7.1f} s  {theirs:6.1f} notebooks/min  "
+          f"peak process RSS so far {mem_nbg:.0f} MB")
     print(f"    speed-up {ours / theirs:.2f}x (target: at least 1.7x on 2 cores)")
     return 0
 
