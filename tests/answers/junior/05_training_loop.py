@@ -37,7 +37,7 @@ C_GRAD_RATIO = 1.0
     ],
     "ex3_fit_digits": [
         ("writes its own loop and forgets optimizer.step()", '''
-EPOCHS = 8 if FAST else 15
+EPOCHS = 8 if FAST else 12
 torch.manual_seed(SEED)
 digits_model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10)).to(device)
 _optimizer = torch.optim.Adam(digits_model.parameters(), lr=1e-2)
@@ -154,7 +154,7 @@ B_STEPS_THAT_MOVE = 3 - 3
 C_GRAD_RATIO = 4 / 2
 ''',
     "ex3_fit_digits": '''
-EPOCHS = 8 if FAST else 15
+EPOCHS = 8 if FAST else 12
 torch.manual_seed(SEED + 1)
 digits_model = nn.Sequential(nn.Linear(64, 128), nn.Tanh(), nn.Linear(128, 10)).to(device)
 _opt = torch.optim.SGD(digits_model.parameters(), lr=0.1, momentum=0.9)

@@ -141,15 +141,43 @@ def train_resumable(ckpt_dir, total_steps, every, crash_at=None):
     return model
 '''
 
+EX3_WRONG_FIXED_PER_RANK = '''
+def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
+    per_rank = 8
+    start = (global_step * world_size + rank) * per_rank
+    return [(start + i) % dataset_size for i in range(per_rank)]
+'''
+
+EX3_WRONG_STEP_OFFSET = '''
+def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
+    if global_batch % world_size:
+        raise ValueError("uneven split")
+    per_rank = global_batch // world_size
+    start = global_step * per_rank + rank * per_rank
+    return [(start + i) % dataset_size for i in range(per_rank)]
+'''
+
+EX3_ALT = '''
+def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
+    q, r = divmod(global_batch, world_size)
+    if r:
+        raise ValueError("global batch must be a multiple of the world size")
+    base = global_step * global_batch
+    return [(base + j) % dataset_size for j in range(rank, global_batch, world_size)]
+'''
+
 WRONG = {
     "ex1_atomic_save": [("saves straight onto the live checkpoint", EX1_WRONG_DIRECT),
                         ("temp file + rename, but no fsync and no cleanup on failure", EX1_WRONG_NO_CLEANUP)],
     "ex2_resume": [("does not restore the RNG state (dropout masks differ)", EX2_WRONG_NO_RNG),
                    ("does not restore the optimizer state (Adam moments reset)", EX2_WRONG_NO_OPT),
                    ("trusts the newest checkpoint without a fallback", EX2_WRONG_NO_FALLBACK)],
+    "ex3_elastic": [("keeps the per-rank batch fixed: the global batch changes with the world size", EX3_WRONG_FIXED_PER_RANK),
+                    ("advances by the per-rank batch instead of the global batch", EX3_WRONG_STEP_OFFSET)],
 }
 
 ALT = {
     "ex1_atomic_save": EX1_ALT,
     "ex2_resume": EX2_ALT,
+    "ex3_elastic": EX3_ALT,
 }
