@@ -175,6 +175,40 @@ def publish_then_read(path, rank, payload):
     return torch.load(path)
 '''
 
+_EX5_REF_RING = '''def ring_all_reduce(tensor, rank, world_size):
+    flat = tensor.detach().reshape(-1).clone()
+    chunks = list(flat.tensor_split(world_size))
+    right, left = (rank + 1) % world_size, (rank - 1) % world_size
+    for step in range(world_size - 1):
+        send_i, recv_i = (rank - step) % world_size, (rank - step - 1) % world_size
+        buf = torch.empty_like(chunks[recv_i])
+        req = dist.isend(chunks[send_i].contiguous(), right)
+        dist.recv(buf, left)
+        req.wait()
+        chunks[recv_i] += buf
+    for step in range(world_size - 1):
+        send_i, recv_i = (rank - step + 1) % world_size, (rank - step) % world_size
+        buf = torch.empty_like(chunks[recv_i])
+        req = dist.isend(chunks[send_i].contiguous(), right)
+        dist.recv(buf, left)
+        req.wait()
+        chunks[recv_i].copy_(buf)
+    return torch.cat(chunks).reshape(tensor.shape)
+'''
+
+_EX6_REF = '''def agree_on_seed(local_seed, device):
+    t = torch.tensor([local_seed], dtype=torch.int64, device=device)
+    dist.broadcast(t, src=0)
+    return int(t.item())
+
+
+def publish_then_read(path, rank, payload):
+    if rank == 0:
+        torch.save(payload, path)
+    dist.barrier()
+    return torch.load(path)
+'''
+
 WRONG = {
     "ex1_partition": [("forgets set_epoch: every epoch has the same order", _EX1_NO_EPOCH),
                       ("seeds each rank differently: the shards overlap", _EX1_SEED_RANK)],
@@ -183,10 +217,9 @@ WRONG = {
                 ("sum loss: DDP averages, so the scale is off", _EX3_SUM)],
     "ex4_no_sync": [("no no_sync: all-reduces on every micro-batch", _EX4_NO_NOSYNC),
                     ("forgets the 1/K scaling", _EX4_NO_SCALE)],
-    "ex5_ring": [("reduce-scatter without the all-gather", _EX5_NO_GATHER),
-                 ("averages instead of summing", _EX5_MEAN)],
-    "ex6_bcast": [("no broadcast: ranks keep their own seed", _EX6_NO_BCAST),
-                  ("no barrier: rank 1 reads before rank 0 wrote", _EX6_NO_BARRIER)],
+    "ex5_collectives": [("reduce-scatter without the all-gather", _EX5_NO_GATHER + "\n\n" + _EX6_REF),
+                        ("no barrier: rank 1 reads before rank 0 wrote", _EX5_REF_RING + "\n\n" + _EX6_NO_BARRIER),
+                        ("no broadcast: ranks keep their own seed", _EX5_REF_RING + "\n\n" + _EX6_NO_BCAST)],
 }
 
 ALT = {
@@ -194,6 +227,5 @@ ALT = {
     "ex2_predict": _EX2_ALT,
     "ex3_ddp": _EX3_ALT,
     "ex4_no_sync": _EX4_ALT,
-    "ex5_ring": _EX5_ALT,
-    "ex6_bcast": _EX6_ALT,
+    "ex5_collectives": _EX5_ALT + "\n\n" + _EX6_ALT,
 }
