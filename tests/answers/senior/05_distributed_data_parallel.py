@@ -114,12 +114,6 @@ _EX5_NO_GATHER = '''def ring_all_reduce(tensor, rank, world_size):
     return torch.cat(chunks).reshape(tensor.shape)
 '''
 
-_EX5_MEAN = '''def ring_all_reduce(tensor, rank, world_size):
-    gathered = [torch.empty_like(tensor) for _ in range(world_size)]
-    dist.all_gather(gathered, tensor.contiguous())
-    return torch.stack(gathered).mean(0)
-'''
-
 _EX5_ALT = '''def ring_all_reduce(tensor, rank, world_size):
     # reduce-scatter + all-gather with the collectives; pad so the chunks are equal
     flat = tensor.detach().reshape(-1)
