@@ -51,3 +51,11 @@ def syllabus() -> dict[str, dict]:
     """Topic id -> {title, kind, tier}, read from the project's own copy of the syllabus."""
     data = yaml.safe_load(SYLLABUS.read_text())
     return {tid: dict(info, tier=tier) for tier in TIERS for tid, info in (data.get(tier) or {}).items()}
+
+
+def pin_threads(threads: int) -> None:
+    """Pin math libraries in this process and every kernel it starts: N parallel workers that each use all
+    cores are slower than N workers with cores/N threads each."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    os.environ.setdefault("MPLBACKEND", "Agg")

@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course import TIERS, GradingInputError
+from autograder.course import TIERS, GradingInputError, pin_threads
 
 FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed",
           "raw_score", "flags"]
@@ -62,11 +62,6 @@ def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, f
             "status": f"flagged for review: {flags[0]}"[:200] if flags else status, "manual_pending": manual,
             "sha256": _sha(Path(path)), "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags)}
 
-
-def _pin_threads(threads: int) -> None:
-    # Kernels inherit this: N workers x all cores each would be slower than N x cores/N.
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
 
 
 def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> tuple[dict, dict | None]:
@@ -136,7 +131,7 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
         print(f"resuming: {len(done)} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
     records = []
     threads = max(1, (os.cpu_count() or 2) // max(1, workers))
-    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=_pin_threads, initargs=(threads,)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
         futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
         for fut in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="nb", file=sys.stderr):
             row, record = fut.result()

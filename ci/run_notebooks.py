@@ -20,13 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.course import source_notebooks  # noqa: E402
+from autograder.course import pin_threads, source_notebooks  # noqa: E402
 
-
-def _pin_threads(threads: int) -> None:
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def run_one(notebook: Path, device: str, out_dir: Path, fast: bool = True, timeout: int = 600) -> dict:
@@ -79,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     threads = max(1, (os.cpu_count() or 2) // max(1, args.workers))
     results = []
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.workers), initializer=_pin_threads, initargs=(threads,)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, args.workers), initializer=pin_threads, initargs=(threads,)) as pool:
         futures = {pool.submit(run_one, nb, args.device, args.out, not args.full, args.timeout): nb for nb in notebooks}
         for i, fut in enumerate(as_completed(futures), 1):
             r = fut.result()
