@@ -13,6 +13,8 @@ WORKERS ?= 2
 NB ?=
 SUBMITTED ?= submitted
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Jupyter refuses to start as root (containers, CI images) unless told that this is intended.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # pip prints a warning per package for this machine's local index mirrors: noise, not news.
 QUIET_PIP := grep -v "^WARNING: Location" || true
@@ -39,7 +41,7 @@ lab: setup release ## set up, copy the student notebooks to work/ (never overwri
 	  for nb in release/$$tier/*.ipynb; do [ -e "$$nb" ] || continue; \
 	    [ -e "work/$$tier/$$(basename $$nb)" ] || cp "$$nb" "work/$$tier/"; done; done
 	@echo "lab: your notebooks are in work/ (self-check: make check NB=work/junior/01_tensors_and_memory.ipynb)"
-	@$(VENV)/bin/jupyter lab --notebook-dir=work
+	@$(VENV)/bin/jupyter lab --notebook-dir=work $(ROOT_FLAG)
 
 test: setup ## lint, unit tests, the grading contract of every notebook, nbval, papermill
 	@$(PY) -m autograder lint
