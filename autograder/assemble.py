@@ -8,7 +8,6 @@ always the full suite, visible and hidden (the known nbgrader gaps: #1682, #1083
 from __future__ import annotations
 
 import copy
-import re
 
 from nbformat import NotebookNode
 
@@ -18,9 +17,13 @@ STUB_CODE = "# YOUR CODE HERE\nraise NotImplementedError()"
 STUB_TEXT = "YOUR ANSWER HERE"
 
 
-def without_hidden(source: str) -> str:
-    """The test cell as the release shows it (what nbgrader's ClearHiddenTests leaves)."""
-    return re.sub(r"\n?[^\n]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[^\n]*", "", source, flags=re.S)
+def without_hidden(cell: NotebookNode) -> str:
+    """The test cell's source as the release shows it: nbgrader's own ClearHiddenTests, as in the release."""
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    c = copy.deepcopy(cell)
+    ClearHiddenTests().preprocess_cell(c, {}, 0)
+    return c.source
 
 
 def _stub(cell: NotebookNode) -> NotebookNode:
@@ -58,7 +61,7 @@ def assemble(submitted: NotebookNode, source: NotebookNode) -> tuple[NotebookNod
         ref = _clean(src_cells[gid])
         if kind(ref) in ("solution", "manual"):
             ref.source = cell.get("source", "")  # the learner's answer, under the source's metadata
-        elif kind(ref) == "test" and cell.get("source", "") not in (ref.source, without_hidden(ref.source)):
+        elif kind(ref) == "test" and cell.get("source", "") not in (ref.source, without_hidden(ref)):
             notes.append(f"test cell '{gid}' restored from the source")
         out.append(ref)
 

@@ -1,6 +1,7 @@
 """Self-check: grade one notebook against the full test suite of its source.
 
-identify -> assemble -> execute -> score -> report. The same path grades a whole class (grade.py).
+identify -> assemble -> expectations (the reference's reports) -> execute -> score -> report. The same
+path grades a whole class (grade.py).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder import cells
+from autograder import cells, expected
 from autograder.assemble import assemble
 from autograder.execute import execute
 from autograder.tamper import scan
@@ -53,8 +54,13 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
     flags = scan(nb, source)
+    reference = expected.cached(source_path)
+    if reference is None and not expected.is_reference(nb, source):
+        reference = expected.expectations(source_path, source, timeout)
     executed, run_notes = execute(nb, timeout=timeout)
-    tests, manual = score(executed)
+    if reference is None:  # this run is the reference run
+        reference = expected.remember(source_path, executed)
+    tests, manual = score(executed, reference)
     return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
                   notes + run_notes, executed, flags)
 

@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_DIR = Path(os.environ.get("PTLAB_SOURCE_DIR", ROOT / "notebooks"))
 RELEASE_DIR = ROOT / "release"
 SYLLABUS = ROOT / "curriculum" / "topics.yaml"
+# The grader's own state (the reference's reports): never visible to student kernels.
+CACHE_DIR = Path(os.environ.get("PTLAB_CACHE_DIR", ROOT / ".ptlab-cache"))
 
 
 class GradingInputError(Exception):

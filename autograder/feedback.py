@@ -1,4 +1,5 @@
-"""Feedback HTML a learner may see: their answers, the visible tests, verdicts; never the hidden tests."""
+"""Feedback HTML a learner may see: their answers, the visible tests, verdicts; never the hidden tests or
+the reference solution."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ from nbformat.v4 import new_markdown_cell
 
 from autograder.assemble import without_hidden
 from autograder.cells import kind
+from autograder.observe import MIME
 
 
 def redact(executed: NotebookNode, summary: str) -> NotebookNode:
     nb = copy.deepcopy(executed)
     for cell in nb.cells:
         if kind(cell) == "test":
-            cell.source = without_hidden(cell.source)
-            for out in cell.get("outputs", []):
+            cell.source = without_hidden(cell)
+            # Reports carry hidden checks' labels and serve the grader only.
+            cell.outputs = [o for o in cell.get("outputs", []) if MIME not in o.get("data", {})]
+            for out in cell.outputs:
                 if out.get("output_type") == "error":
                     # Tracebacks quote the failing line, which may be a hidden test.
                     out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]

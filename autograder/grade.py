@@ -3,7 +3,8 @@
 nbgrader's autograde is sequential and its SQLite gradebook is not safe across processes, so each worker
 grades whole notebooks through the same path as `check` and returns rows; only the parent writes the CSV
 and the gradebook. The CSV is rewritten atomically after every notebook, so a killed batch resumes: a
-re-run skips notebooks whose file hash already has a row.
+re-run skips notebooks whose file hash already has a row. Each row keeps its per-cell scores, so the
+gradebook is rebuilt from the CSV after every run: a batch killed before its gradebook write loses nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from autograder.course import TIERS, GradingInputError, pin_threads
 
 FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed",
-          "raw_score", "flags"]
+          "raw_score", "flags", "cells"]
 
 
 @dataclass(frozen=True)
@@ -54,33 +55,35 @@ def _sha(path: Path) -> str:
         return ""
 
 
-def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, failed="", flags=()) -> dict:
+def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, failed="", flags=(),
+         cells="") -> dict:
     # A notebook flagged for tampering earns nothing until a person has looked; raw_score keeps what the
     # tests said, so the instructor can restore it.
     return {"student": student, "assignment": tier, "notebook": Path(path).stem,
             "score": f"{0 if flags else score:g}", "max_score": f"{max_score:g}",
             "status": f"flagged for review: {flags[0]}"[:200] if flags else status, "manual_pending": manual,
-            "sha256": _sha(Path(path)), "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags)}
+            "sha256": _sha(Path(path)), "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags),
+            "cells": cells}
 
 
 
-def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> tuple[dict, dict | None]:
+def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> dict:
     """Runs in a worker. Never raises: every failure becomes a status."""
     from autograder.check import grade_notebook
 
     try:
         report = grade_notebook(job.path, timeout=timeout)
     except GradingInputError as e:
-        return _row(job.student, job.tier, job.path, status=str(e).split(": ", 1)[-1][:120]), None
+        return _row(job.student, job.tier, job.path, status=str(e).split(": ", 1)[-1][:120])
     except Exception as e:  # a crashing kernel or a broken notebook must not stop the batch
-        return _row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
+        return _row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}")
     source_tier = Path(report.source).parts[1]
     if source_tier != job.tier:
-        return _row(job.student, job.tier, job.path,
-                    status=f"a {source_tier} notebook in the {job.tier} folder"), None
+        return _row(job.student, job.tier, job.path, status=f"a {source_tier} notebook in the {job.tier} folder")
     failed = " ".join(t.grade_id for t in report.tests if not t.passed)
+    per_cell = " ".join(f"{t.grade_id}={0 if report.flags else t.points:g}" for t in report.tests)
     row = _row(job.student, job.tier, job.path, report.score, report.max_score, "ok",
-               sum(1 for m in report.manual if m.answered), failed, report.flags)
+               sum(1 for m in report.manual if m.answered), failed, report.flags, per_cell)
     if feedback_dir:
         from autograder.feedback import redact, write_html
 
@@ -89,8 +92,18 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> tuple[
                    + "".join(f"\n\n*Flagged for review:* {f}" for f in report.flags))
         write_html(redact(report.executed, summary),
                    Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
-    scores = {t.grade_id: 0.0 if report.flags else t.points for t in report.tests}
-    return row, {"student": job.student, "tier": job.tier, "notebook": job.path.stem, "scores": scores}
+    return row
+
+
+def gradebook_records(rows) -> list[dict]:
+    """Per-cell scores of every graded row: what the gradebook must hold, this run's or an earlier one's."""
+    records = []
+    for r in rows:
+        if r.get("cells"):
+            scores = {gid: float(pts) for gid, _, pts in (item.partition("=") for item in r["cells"].split())}
+            records.append({"student": r["student"], "tier": r["assignment"], "notebook": r["notebook"],
+                            "scores": scores})
+    return records
 
 
 def _load_previous(out: Path) -> dict[tuple, dict]:
@@ -129,17 +142,15 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     rows = {**{(r["student"], r["assignment"], r["notebook"]): r for r in strays}, **done}
     if done:
         print(f"resuming: {len(done)} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
-    records = []
     threads = max(1, (os.cpu_count() or 2) // max(1, workers))
     with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
         futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
         for fut in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="nb", file=sys.stderr):
-            row, record = fut.result()
+            row = fut.result()
             rows[(row["student"], row["assignment"], row["notebook"])] = row
-            if record:
-                records.append(record)
             _write_csv(out, list(rows.values()))
     _write_csv(out, list(rows.values()))
+    records = gradebook_records(rows.values())
     if gradebook and records:
         from autograder.gradebook import record_grades
 

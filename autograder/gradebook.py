@@ -1,10 +1,16 @@
 """Record autograded scores in an nbgrader gradebook, from the parent process only (SQLite is single-writer),
-so formgrader, `nbgrader generate_feedback` and `nbgrader export` see the class."""
+so formgrader, `nbgrader generate_feedback` and `nbgrader export` see the class.
+
+A SQLite gradebook is written whole or not at all: the scores go into a copy, which replaces the original
+with one rename. If someone else (formgrader) changed the original meanwhile, the copy is remade from it,
+so their writes are never overwritten. Writing is idempotent: the same records twice give the same book."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -22,12 +28,7 @@ def _ensure_assignment(gb: Gradebook, tier: str) -> None:
                                                max_score=cells.points(cell), cell_type=cell.cell_type)
 
 
-def record_grades(db_url: str, records: list[dict]) -> None:
-    # nbgrader creates a new database by running the `alembic` script, found on PATH: make it the
-    # one beside this interpreter even when the venv is not activated.
-    bindir = os.path.dirname(sys.executable)
-    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+def _write(db_url: str, records: list[dict]) -> None:
     with Gradebook(db_url, course_id=COURSE) as gb:
         for tier in sorted({r["tier"] for r in records}):
             _ensure_assignment(gb, tier)
@@ -40,4 +41,36 @@ def record_grades(db_url: str, records: list[dict]) -> None:
             for gid, pts in r["scores"].items():
                 grade = gb.find_grade(gid, r["notebook"], r["tier"], r["student"])
                 grade.auto_score = pts
-            gb.db.commit()
+        gb.db.commit()
+
+
+def _stamp(path: Path) -> tuple:
+    return (path.stat().st_mtime_ns, path.stat().st_size) if path.exists() else ()
+
+
+def record_grades(db_url: str, records: list[dict], attempts: int = 3) -> None:
+    # nbgrader creates a new database by running the `alembic` script, found on PATH: make it the
+    # one beside this interpreter even when the venv is not activated.
+    bindir = os.path.dirname(sys.executable)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+    if not db_url.startswith("sqlite:///"):
+        _write(db_url, records)  # a database server: its transactions are the atomicity
+        return
+    path = Path(db_url[len("sqlite:///"):])
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    for _ in range(attempts):
+        before = _stamp(path)
+        tmp.unlink(missing_ok=True)
+        if before:
+            shutil.copy2(path, tmp)
+        try:
+            _write(f"sqlite:///{tmp}", records)
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+            if _stamp(path) == before:
+                os.replace(tmp, path)
+                return
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise RuntimeError(f"{path}: the gradebook kept changing while scores were recorded; run grade again")

@@ -89,6 +89,9 @@ def lint_notebook(path: Path) -> list[str]:
             bad(where, "a solution cell needs ### BEGIN SOLUTION / ### END SOLUTION")
         if has_hidden and not all(m in src for m in HIDDEN_MARKERS):
             bad(where, "unbalanced hidden-test markers")
+        if k == "test" and "_observe(" not in src.partition(HIDDEN_MARKERS[0])[2]:
+            bad(where, "a test cell must report answers with _observe(label, value) in its hidden tests, on inputs "
+                       "the kernel never checks itself (see autograder/observe.py)")
         if cell.cell_type == "code":
             try:
                 tree = ast.parse(_python(src))

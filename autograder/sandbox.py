@@ -4,7 +4,7 @@
 
 - resource limits (memory, CPU time, file size), inherited by every process the kernel starts;
 - where `unshare` can make user, mount and network namespaces: no network (only a loopback for
-  distributed exercises), the course sources, tests and answers hidden, the whole file system read-only
+  distributed exercises), the course sources, tests, answers and the grader's cache hidden, the whole file system read-only
   but for the scratch directory, the kernel's runtime directory and a private /dev/shm.
 
 Where a mechanism is missing the kernel still runs, and grading says so once (see `status()`).
@@ -12,6 +12,7 @@ Where a mechanism is missing the kernel still runs, and grading says so once (se
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import resource
@@ -21,12 +22,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.course import ROOT, SOURCE_DIR
+from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
 
 MEMORY_BYTES = int(float(os.environ.get("PTLAB_MEM_LIMIT_GB", "6")) * 2**30)
 CPU_SECONDS = int(os.environ.get("PTLAB_CPU_LIMIT_S", "900"))
 FILE_BYTES = 512 * 2**20
-HIDDEN = [SOURCE_DIR, ROOT / "tests", ROOT.parent / "shared"]
+HIDDEN = [SOURCE_DIR, ROOT / "tests", ROOT.parent / "shared", CACHE_DIR]
 
 
 def enabled() -> bool:
@@ -85,6 +86,8 @@ def main(argv: list[str]) -> int:
     os.environ.update(TMPDIR=str(scratch), MPLCONFIGDIR=str(scratch / ".mpl"),
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
+    with contextlib.suppress(OSError):  # so that it exists to be hidden, even before its first use
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
     _limit()
     if namespaces_work():
         script = fence_script(scratch, [p for p in [runtime] if p])

@@ -1,4 +1,5 @@
-"""Read the verdict of each graded cell of an executed notebook, with nbgrader's own rule."""
+"""Read the verdict of each graded cell of an executed notebook: nbgrader's own rule, and then the
+reference's reports (observe.py), so that no verdict rests on the learner's kernel alone."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import asdict, dataclass
 from nbformat import NotebookNode
 from nbgrader.utils import determine_grade
 
+from autograder import observe
 from autograder.assemble import STUB_TEXT
 from autograder.cells import grade_id, kind, points, topics
 
@@ -56,7 +58,10 @@ def failure_message(cell: NotebookNode) -> str:
     return ""
 
 
-def score(nb: NotebookNode) -> tuple[list[TestResult], list[ManualItem]]:
+def score(nb: NotebookNode, reference: dict[str, list[dict]] | None = None
+          ) -> tuple[list[TestResult], list[ManualItem]]:
+    """reference: the reference solution's reports per test cell; None reads the kernel's verdict alone
+    (used for the reference run itself)."""
     tests, manual = [], []
     for cell in nb.cells:
         k = kind(cell)
@@ -64,9 +69,11 @@ def score(nb: NotebookNode) -> tuple[list[TestResult], list[ManualItem]]:
             got, max_points = determine_grade(cell)
             # nbgrader gives full marks to a test cell with no output: one that never ran must earn nothing.
             got = float(got or 0) if cell.get("execution_count") is not None else 0.0
-            passed = got >= max_points
-            tests.append(TestResult(grade_id(cell), got, max_points, passed,
-                                    "" if passed else failure_message(cell) or "partial credit", topics(cell)))
+            message = "" if got >= max_points else failure_message(cell) or "partial credit"
+            disagreement = observe.disagreement((reference or {}).get(grade_id(cell), []), observe.collect(cell))
+            if got > 0 and disagreement:
+                got, message = 0.0, disagreement
+            tests.append(TestResult(grade_id(cell), got, max_points, got >= max_points, message, topics(cell)))
         elif k == "manual":
             answer = (cell.get("source") or "").strip()
             answered = bool(answer) and answer != STUB_TEXT and "raise NotImplementedError" not in answer

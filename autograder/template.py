@@ -57,4 +57,32 @@ def seed_everything(seed: int) -> None:
 
 
 seed_everything(SEED)
-print(f"torch {torch.__version__} | device {device} | fast={FAST} | seed={SEED}")'''
+print(f"torch {torch.__version__} | device {device} | fast={FAST} | seed={SEED}")
+
+
+def _observe(label, value, rtol=1e-4, atol=1e-6):
+    """Hidden tests report answers here, and the grader compares them with the reference solution's answers
+    outside this kernel, so no verdict rests on this kernel alone. It shows nothing in a notebook."""
+    from IPython.display import display
+
+    def plain(v):
+        if v is None or isinstance(v, (bool, int, str)):
+            return v
+        if isinstance(v, float):
+            return v if v == v and abs(v) != float("inf") else str(v)
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, (torch.dtype, torch.device)):
+            return str(v)
+        try:
+            t = torch.as_tensor(v).detach().to("cpu")
+        except Exception:
+            return f"<{type(v).__name__}>"
+        flat = (torch.view_as_real(t) if t.is_complex() else t).double().flatten()
+        return {"shape": list(t.shape), "sum": plain(flat.sum().item()),
+                "values": [plain(x) for x in flat[:: max(1, flat.numel() // 1024)].tolist()]}
+
+    payload = {"label": label, "value": plain(value), "rtol": rtol, "atol": atol}
+    display({"text/plain": "", "application/vnd.ptlab.observation+json": payload}, raw=True)'''

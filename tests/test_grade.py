@@ -80,3 +80,51 @@ def test_missing_class_directory_exits_2(graded):
     tmp = graded[0]
     done = cli(tmp, "grade", str(tmp / "nope"))
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+@pytest.mark.kernel
+def test_a_killed_batch_resumes_and_loses_no_grade(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.tiny_course import ROOT
+
+    ref = nbformat.read(str(make_course(tmp_path)), 4)
+    sub = tmp_path / "class"
+    expected = {}
+    for i in range(4):
+        path = sub / f"s{i}" / "junior" / "01_tiny.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(ref if i % 2 == 0 else blank(ref), str(path))
+        expected[f"s{i}"] = 5.0 if i % 2 == 0 else 0.0
+    out, db = tmp_path / "grades.csv", tmp_path / "gradebook.db"
+    args = ["grade", str(sub), "--workers", "1", "--out", str(out), "--gradebook", f"sqlite:///{db}"]
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"))
+    batch = subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not (out.exists() and len(out.read_text().splitlines()) >= 2):
+        time.sleep(0.2)
+    os.killpg(batch.pid, signal.SIGKILL)  # the whole batch at once: parent, workers and kernels
+    batch.wait()
+    finished = len(out.read_text().splitlines()) - 1
+    assert 1 <= finished < 4, "the batch was not killed midway"
+    assert not db.exists(), "killed before the end, so the gradebook was never written"
+
+    done = cli(tmp_path, *args)
+    assert f"resuming: {finished} notebook(s) already graded, {4 - finished} to go" in done.stderr
+    with out.open() as f:
+        assert {r["student"]: float(r["score"]) for r in csv.DictReader(f)} == expected
+    with Gradebook(f"sqlite:///{db}", course_id="pytorch-interview-lab") as gb:
+        got = {s: gb.find_submission_notebook("01_tiny", "junior", s).score for s in expected}
+    assert got == expected, "grades from before the kill must reach the gradebook too"
+
+    book, csv_text = db.read_bytes(), out.read_text()
+    again = cli(tmp_path, *args)
+    assert "0 to go" in again.stderr and out.read_text() == csv_text
+    with Gradebook(f"sqlite:///{db}", course_id="pytorch-interview-lab") as gb:
+        assert {s: gb.find_submission_notebook("01_tiny", "junior", s).score for s in expected} == expected
+    assert len(db.read_bytes()) == len(book)

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.assemble import STUB_CODE
 from autograder.authoring import build
-from autograder.cells import grade_id, kind
+from autograder.cells import grade_id
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -27,14 +26,12 @@ def make_course(tmp: Path) -> Path:
 
 
 def blank(nb):
+    """The student version, made by nbgrader's own preprocessors (as `nbgrader generate_assignment` does)."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
     nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        if kind(cell) == "solution":
-            cell.source = cell.source.split("### BEGIN SOLUTION")[0] + "    " + STUB_CODE.replace("\n", "\n    ")
-        elif kind(cell) == "manual":
-            cell.source = "YOUR ANSWER HERE"
-        elif kind(cell) == "test":
-            cell.source = cell.source.split("### BEGIN HIDDEN TESTS")[0].rstrip()
+    ClearSolutions().preprocess(nb, {})
+    ClearHiddenTests().preprocess(nb, {})
     return nb
 
 
