@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder import cells, expected
+from autograder import cells, expected, sandbox
 from autograder.assemble import assemble
 from autograder.execute import execute
 from autograder.tamper import scan
@@ -58,6 +58,8 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     if reference is None and not expected.is_reference(nb, source):
         reference = expected.expectations(source_path, source, timeout)
     executed, run_notes = execute(nb, timeout=timeout)
+    if sandbox.enabled() and not sandbox.namespaces_work():
+        run_notes.append(sandbox.status())
     if reference is None:  # this run is the reference run
         reference = expected.remember(source_path, executed)
     tests, manual = score(executed, reference)

@@ -48,8 +48,10 @@ def test_every_submission_gets_a_row_with_a_status(graded):
     assert "layout" in rows["erin"]["status"]
 
 
-def test_progress_is_shown(graded):
-    assert "grading" in graded[-1].stderr
+def test_progress_and_the_sandbox_in_force_are_shown_once(graded):
+    stderr = graded[-1].stderr
+    assert "grading" in stderr
+    assert sum(line.startswith("sandbox") for line in stderr.splitlines()) == 1
 
 
 def test_feedback_has_no_hidden_tests(graded):

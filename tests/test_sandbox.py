@@ -7,7 +7,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder import sandbox
-from autograder.course import ROOT, SOURCE_DIR
+from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
 from autograder.execute import execute
 
 PROBE = f'''
@@ -15,6 +15,7 @@ import json, os, socket
 r = {{}}
 r["sources_visible"] = os.path.isdir({str(SOURCE_DIR)!r}) and len(os.listdir({str(SOURCE_DIR)!r})) > 0
 r["answers_visible"] = os.path.exists({str(ROOT / "tests" / "answers")!r})
+r["reference_reports_visible"] = os.path.isdir({str(CACHE_DIR)!r}) and len(os.listdir({str(CACHE_DIR)!r})) > 0
 try:
     open({str(ROOT / "pyproject.toml")!r}, "a").close(); r["course_writable"] = True
 except OSError:
@@ -37,6 +38,8 @@ print(json.dumps(r))
 
 @pytest.fixture(scope="module")
 def probe():
+    (CACHE_DIR / "expected").mkdir(parents=True, exist_ok=True)
+    (CACHE_DIR / "expected" / "probe.json").write_text("{}")  # something to find, were it visible
     nb = new_notebook(cells=[new_code_cell(PROBE)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     executed, notes = execute(nb, timeout=120)
@@ -56,6 +59,7 @@ def test_no_network_no_sources_read_only_course(probe):
     assert probe["network"] is False
     assert probe["sources_visible"] is False
     assert probe["answers_visible"] is False
+    assert probe["reference_reports_visible"] is False
     assert probe["course_writable"] is False
 
 
