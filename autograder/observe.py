@@ -16,6 +16,7 @@ forbids such cells in the course).
 
 from __future__ import annotations
 
+import json
 import math
 
 from nbformat import NotebookNode
@@ -29,6 +30,7 @@ def collect(cell: NotebookNode) -> list[dict]:
     for out in cell.get("outputs", []):
         payload = out.get("data", {}).get(MIME) if out.get("output_type") in ("display_data", "execute_result") else None
         if payload is not None:
+            payload = json.loads(json.dumps(payload))  # plain JSON, as the cached reference is
             found.append(payload if isinstance(payload, dict) else {"label": None, "value": payload})
     return found
 

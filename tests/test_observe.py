@@ -59,6 +59,13 @@ def test_reports_are_read_from_display_outputs_only():
     ])
     found = collect(cell)
     assert [f.get("label") for f in found] == ["a", None]
+    assert type(found[0]) is dict  # as plain as the cached reference, so types compare
+
+
+def test_a_report_read_back_from_a_notebook_matches_the_cached_reference():
+    nested = report("t", tensor([1.0, 2.0]))
+    cell = new_code_cell("x", outputs=[new_output("display_data", data={"text/plain": "", MIME: nested})])
+    assert disagreement([nested], collect(cell)) == ""
 
 
 def test_the_notebook_side_turns_answers_into_plain_json(monkeypatch):
