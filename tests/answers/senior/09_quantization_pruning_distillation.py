@@ -228,8 +228,14 @@ def global_magnitude_prune(model, sparsity):
         with torch.no_grad():
             m.weight.mul_(mask)
         m.weight.register_hook(lambda grad, mask=mask: grad * mask)
-        m.register_forward_pre_hook(lambda mod, inp: mod.weight.data.mul_(mod.prune_mask))
+        m.register_forward_pre_hook(_reapply_mask)
     return model
+
+
+def _reapply_mask(mod, inp):
+    # A pre-hook's return value replaces the layer's input: return nothing.
+    with torch.no_grad():
+        mod.weight.mul_(mod.prune_mask)
 '''
 
 EX6_WRONG_NO_T2 = '''
