@@ -81,7 +81,7 @@ def _observe(label, value, rtol=1e-4, atol=1e-6):
         except Exception:
             return f"<{type(v).__name__}>"
         flat = (torch.view_as_real(t) if t.is_complex() else t).double().flatten()
-        return {"shape": list(t.shape), "sum": plain(flat.sum().item()),
+        return {"shape": list(t.shape), "l1": plain(flat.abs().sum().item()),  # no cancellation, unlike a sum
                 "values": [plain(x) for x in flat[:: max(1, flat.numel() // 1024)].tolist()]}
 
     payload = {"label": label, "value": plain(value), "rtol": rtol, "atol": atol}

@@ -10,7 +10,7 @@ def report(label, value, rtol=1e-4, atol=1e-6):
 
 
 def tensor(values):
-    return {"shape": [len(values)], "sum": sum(values), "values": values}
+    return {"shape": [len(values)], "l1": sum(abs(v) for v in values), "values": values}
 
 
 REF = [report("grads on a new batch", tensor([0.5, -1.25, 3.0]))]
@@ -86,7 +86,7 @@ def test_the_notebook_side_turns_answers_into_plain_json(monkeypatch):
     ns["_observe"]("big", torch.ones(10_000))
     mixed, big = (json.loads(json.dumps(d[MIME])) for d in shown)  # plain JSON, NaN included
     t, half, nan, dtype, nested, other = mixed["value"]
-    assert t == {"shape": [2, 3], "sum": 15.0, "values": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}
+    assert t == {"shape": [2, 3], "l1": 15.0, "values": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]}
     assert half["values"] == [0.5] and nan == "nan" and dtype == "torch.float16"
     assert nested == {"k": [1, True]} and other == "<object>"
-    assert big["value"]["sum"] == 10_000 and len(big["value"]["values"]) < 2048
+    assert big["value"]["l1"] == 10_000 and len(big["value"]["values"]) < 2048
