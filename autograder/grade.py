@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -20,7 +19,6 @@ from pathlib import Path
 
 from autograder.course import TIERS, GradingInputError, pin_threads
 
-WORKER_TASKS = 100
 FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed",
           "raw_score", "flags", "cells"]
 
@@ -148,10 +146,9 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     if done:
         print(f"resuming: {len(done)} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
     threads = max(1, (os.cpu_count() or 2) // max(1, workers))
-    # Fresh workers now and then keep a batch of thousands at the memory of a batch of a hundred.
-    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,),
-                             mp_context=multiprocessing.get_context("spawn"),
-                             max_tasks_per_child=WORKER_TASKS) as pool:
+    # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
+    # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
         futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
         for fut in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="nb", file=sys.stderr):
             row = fut.result()
