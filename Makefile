@@ -64,7 +64,7 @@ ci-cpu: setup ## run every solved notebook with papermill on the CPU
 ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails without CUDA)
 	@$(PY) ci/run_notebooks.py --device cuda --workers 1
 
-bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum"
+bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
 	@$(PY) ci/bench.py $(BENCH_ARGS)
 
 lint: setup ## the notebook conventions and ruff
