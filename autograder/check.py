@@ -54,14 +54,15 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
     flags = scan(nb, source)
-    reference = expected.cached(source_path)
+    ref = expected.Reference(source_path)
+    reference = ref.cached()
     if reference is None and not expected.is_reference(nb, source):
-        reference = expected.expectations(source_path, source, timeout)
+        reference = ref.reports(source, timeout)
     executed, run_notes = execute(nb, timeout=timeout)
     if sandbox.enabled() and not sandbox.namespaces_work():
         run_notes.append(sandbox.status())
     if reference is None:  # this run is the reference run
-        reference = expected.remember(source_path, executed)
+        reference = ref.remember(executed)
     tests, manual = score(executed, reference)
     return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
                   notes + run_notes, executed, flags)

@@ -11,7 +11,6 @@ import contextlib
 import functools
 import os
 import signal
-import sys
 import tempfile
 import threading
 
@@ -75,9 +74,9 @@ def _sandboxed_manager():
         def format_kernel_cmd(self, extra_arguments=None):
             from jupyter_core.paths import jupyter_runtime_dir
 
-            cmd = super().format_kernel_cmd(extra_arguments)
-            return [sys.executable, "-m", "autograder.sandbox", "--scratch", self.scratch,
-                    "--runtime", jupyter_runtime_dir(), "--", *cmd]
+            from autograder.sandbox import launcher
+
+            return [*launcher(self.scratch, jupyter_runtime_dir()), *super().format_kernel_cmd(extra_arguments)]
 
     return SandboxedKernelManager
 

@@ -50,66 +50,64 @@ def reports_of(executed: NotebookNode) -> tuple[Reports, list[str]]:
     return reports, failed
 
 
-def _path(source_path: Path) -> Path:
-    return CACHE / f"{_key(source_path)}.json"
-
-
-def cached(source_path: Path) -> Reports | None:
-    try:
-        return json.loads(_path(source_path).read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _store(source_path: Path, reports: Reports) -> None:
-    path = _path(source_path)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(reports))
-    os.replace(tmp, path)
-
-
 def is_reference(nb: NotebookNode, source: NotebookNode) -> bool:
     """True when the notebook to run is the source itself, so its run is a reference run."""
     return [(c.cell_type, c.source) for c in nb.cells] == [(c.cell_type, c.source) for c in source.cells]
 
 
-def remember(source_path: Path, executed: NotebookNode) -> Reports:
-    """Reports of a reference run that happened anyway; cached only when the reference passed everything."""
-    reports, failed = reports_of(executed)
-    if not failed:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        _store(source_path, reports)
-    return reports
+class Reference:
+    """The reference reports of one source notebook: where they are cached, and how to get them."""
 
+    def __init__(self, source_path: Path):
+        self.source_path = Path(source_path)
+        self.file = CACHE / f"{_key(self.source_path)}.json"  # hashed once: the source is read once
 
-@contextlib.contextmanager
-def _lock(source_path: Path):
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with open(CACHE / f"{_key(source_path)}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    def cached(self) -> Reports | None:
         try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            return json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            return None
 
+    def remember(self, executed: NotebookNode) -> Reports:
+        """Reports of a reference run that happened anyway; cached only when the reference passed everything."""
+        reports, failed = reports_of(executed)
+        if not failed:
+            self._store(reports)
+        return reports
 
-def expectations(source_path: Path, source: NotebookNode, timeout: int | None = None) -> Reports:
-    """The reference's reports, from the cache or from one run of the source notebook."""
-    from autograder.execute import execute
+    def reports(self, source: NotebookNode, timeout: int | None = None) -> Reports:
+        """From the cache, or from one run of the source notebook."""
+        from autograder.execute import execute
 
-    hit = cached(source_path)
-    if hit is not None:
-        return hit
-    with _lock(source_path):
-        hit = cached(source_path)  # another worker may have run it while this one waited
+        hit = self.cached()
         if hit is not None:
             return hit
-        executed, notes = execute(copy.deepcopy(source), timeout=timeout)
-        reports, failed = reports_of(executed)
-        if failed or notes:
-            why = ", ".join(failed) or "; ".join(notes)
-            raise GradingInputError(f"{source_path.parent.name}/{source_path.name}: the reference solution does "
-                                    f"not pass its own tests on this machine ({why}), so nothing can be graded "
-                                    "against it")
-        _store(source_path, reports)
-        return reports
+        with self._lock():
+            hit = self.cached()  # another worker may have run it while this one waited
+            if hit is not None:
+                return hit
+            executed, notes = execute(copy.deepcopy(source), timeout=timeout)
+            reports, failed = reports_of(executed)
+            if failed or notes:
+                why = ", ".join(failed) or "; ".join(notes)
+                name = f"{self.source_path.parent.name}/{self.source_path.name}"
+                raise GradingInputError(f"{name}: the reference solution does not pass its own tests on this "
+                                        f"machine ({why}), so nothing can be graded against it")
+            self._store(reports)
+            return reports
+
+    def _store(self, reports: Reports) -> None:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = self.file.with_name(f"{self.file.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(reports))
+        os.replace(tmp, self.file)
+
+    @contextlib.contextmanager
+    def _lock(self):
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with open(self.file.with_suffix(".lock"), "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

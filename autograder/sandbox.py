@@ -1,6 +1,9 @@
 """The kernel that runs student code, fenced in with what the OS offers.
 
-    python -m autograder.sandbox --scratch DIR -- <kernel command>
+    python -m autograder.sandbox --scratch DIR [--runtime DIR] [--fence] -- <kernel command>
+
+The grading process probes what the OS offers once and says so with `--fence` (see `launcher`): a kernel
+start costs no probe of its own.
 
 - resource limits (memory, CPU time, file size), inherited by every process the kernel starts;
 - where `unshare` can make user, mount and network namespaces: no network (only a loopback for
@@ -52,6 +55,21 @@ def status() -> str:
     return "sandbox: resource limits only (unshare with user namespaces is not available here)"
 
 
+@functools.lru_cache(maxsize=1)
+def _cache_exists() -> None:
+    """Once per grading process, before its first kernel: a directory that does not exist cannot be hidden,
+    and a reference run that created it later would write where an already running kernel could read."""
+    with contextlib.suppress(OSError):
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def launcher(scratch: str, runtime: str) -> list[str]:
+    """The command that wraps a kernel command (after its `--`) to start it inside the sandbox."""
+    _cache_exists()
+    return [sys.executable, "-m", "autograder.sandbox", "--scratch", scratch, "--runtime", runtime,
+            *(["--fence"] if namespaces_work() else []), "--"]
+
+
 def _limit() -> None:
     for what, value in ((resource.RLIMIT_AS, MEMORY_BYTES), (resource.RLIMIT_CPU, CPU_SECONDS),
                         (resource.RLIMIT_FSIZE, FILE_BYTES)):
@@ -86,10 +104,8 @@ def main(argv: list[str]) -> int:
     os.environ.update(TMPDIR=str(scratch), MPLCONFIGDIR=str(scratch / ".mpl"),
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
-    with contextlib.suppress(OSError):  # so that it exists to be hidden, even before its first use
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
     _limit()
-    if namespaces_work():
+    if "--fence" in opts:
         script = fence_script(scratch, [p for p in [runtime] if p])
         cmd = ["unshare", "-rnm", "--propagation", "private", "sh", "-c", script, "sandbox", *cmd]
     os.execvp(cmd[0], cmd)
