@@ -1,0 +1,47 @@
+"""The load test's own instruments: a memory figure that covers the whole process tree, and a class that
+fails the bench when any notebook is scored wrongly."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+from ci.bench import TreeMemory, expected_scores
+
+
+def test_memory_is_sampled_across_the_whole_process_tree():
+    # a parent that starts a child holding ~60 MB: the child's memory must count
+    code = ("import subprocess, sys; subprocess.run([sys.executable, '-c', "
+            "'import time; b = bytearray(60 * 2**20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(1.5)'])")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    mem = TreeMemory(proc.pid, every=0.2)
+    mem.start()
+    proc.wait()
+    mem.stop()
+    assert max(mem.samples) > 60, f"peak tree RSS {max(mem.samples):.0f} MB: the child's 60 MB were not counted"
+    assert "peak tree RSS" in mem.summary()
+
+
+def _class_csv(tmp_path, rows):
+    path = tmp_path / "grades.csv"
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["student", "notebook", "score", "max_score", "status"])
+        w.writeheader()
+        w.writerows({"student": s, "notebook": "01", "score": sc, "max_score": "5", "status": st}
+                    for s, sc, st in rows)
+    return path
+
+
+def test_a_class_scored_as_built_passes(tmp_path):
+    # even students hand in the blank, odd ones the reference
+    path = _class_csv(tmp_path, [("student000", "0", "ok"), ("student001", "5", "ok")])
+    assert expected_scores(path) == (2, 2, [])
+
+
+def test_a_wrong_score_or_a_failed_notebook_fails_the_bench(tmp_path):
+    path = _class_csv(tmp_path, [("student000", "1", "ok"), ("student001", "5", "ok"),
+                                 ("student003", "0", "the kernel died")])
+    graded, right, wrong = expected_scores(path)
+    assert (graded, right) == (3, 1)
+    assert any("student000" in w for w in wrong) and any("kernel died" in w for w in wrong)
