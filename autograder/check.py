@@ -1,7 +1,7 @@
 """Self-check: grade one notebook against the full test suite of its source.
 
-identify -> assemble -> expectations (the reference's reports) -> execute -> score -> report. The same
-path grades a whole class (grade.py).
+identify -> assemble -> expectations (the reference's reports) -> execute -> faults -> score -> report.
+The same path grades a whole class (grade.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder import cells, expected, sandbox
+from autograder import cells, expected, faults, sandbox
 from autograder.assemble import assemble
 from autograder.execute import execute
 from autograder.tamper import scan
@@ -28,6 +28,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     executed: NotebookNode | None = None
     flags: list[str] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)  # the run went wrong: timeouts, memory, a dead kernel
 
     @property
     def score(self) -> float:
@@ -41,7 +42,7 @@ class Report:
         return {"notebook": self.notebook, "source": self.source, "score": self.score,
                 "max_score": self.max_score, "tests": [{k: v for k, v in t.items() if k != "topics"}
                                                        for t in as_dicts(self.tests)],
-                "manual": as_dicts(self.manual), "notes": self.notes, "flags": self.flags}
+                "manual": as_dicts(self.manual), "notes": self.notes, "faults": self.faults, "flags": self.flags}
 
 
 def grade_notebook(path: Path, timeout: int | None = None) -> Report:
@@ -58,14 +59,15 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     reference = ref.cached()
     if reference is None and not expected.is_reference(nb, source):
         reference = ref.reports(source, timeout)
-    executed, run_notes = execute(nb, timeout=timeout)
+    executed, run_faults = execute(nb, timeout=timeout)
+    run_faults += faults.in_cells(executed)
     if sandbox.enabled() and not sandbox.namespaces_work():
-        run_notes.append(sandbox.status())
+        notes.append(sandbox.status())
     if reference is None:  # this run is the reference run
         reference = ref.remember(executed)
     tests, manual = score(executed, reference)
     return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
-                  notes + run_notes, executed, flags)
+                  notes, executed, flags, run_faults)
 
 
 def render_table(report: Report) -> str:
@@ -78,6 +80,8 @@ def render_table(report: Report) -> str:
     for m in report.manual:
         state = "answered, awaiting a grader" if m.answered else "not answered"
         rows.append(f"  TODO  {m.grade_id:<{width}}  -/{m.max_points:g}  written answer: {state}")
+    for f in report.faults:
+        rows.append(f"  fault: {f}")
     for n in report.notes:
         rows.append(f"  note: {n}")
     for f in report.flags:

@@ -1,8 +1,9 @@
 """Run a notebook in a fresh kernel with nbgrader's own Execute preprocessor and the course's config.
 
 Faults stay inside the notebook: a cell that runs too long is interrupted (c.Execute.timeout), a notebook
-that runs too long in total or a kernel that dies ends the run with a note, and a flood of output is cut.
-Cells that never ran keep no outputs, and score.py gives them nothing.
+that runs too long in total or a kernel that dies ends the run with a fault, and a flood of output is cut
+(also a fault). Cells that never ran keep no outputs, and score.py gives them nothing. No kernel outlives
+its run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import threading
 from nbformat import NotebookNode
 from traitlets.config import Config, PyFileConfigLoader
 
+from autograder.cells import grade_id
 from autograder.course import ROOT
 
 NOTEBOOK_TIMEOUT = int(os.environ.get("PTLAB_NOTEBOOK_TIMEOUT", "900"))
@@ -51,15 +53,34 @@ def _deadline(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _cap_outputs(nb: NotebookNode) -> None:
-    for cell in nb.cells:
+def _cap_outputs(nb: NotebookNode) -> list[str]:
+    """Cut floods of output (they would bloat the feedback and the gradebook); returns the cells cut."""
+    cut = []
+    for i, cell in enumerate(nb.cells):
+        before = len(cut)
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream" and len(out.get("text", "")) > MAX_OUTPUT_CHARS:
                 out["text"] = out["text"][:MAX_OUTPUT_CHARS] + "\n... [output cut by the grader]\n"
+                cut.append(grade_id(cell) or f"cell {i + 1}")
             data = out.get("data", {})
             for mime, value in list(data.items()):
                 if isinstance(value, str) and len(value) > 20 * MAX_OUTPUT_CHARS:
                     data[mime] = value[:MAX_OUTPUT_CHARS] if mime.startswith("text/") else ""
+                    cut.append(grade_id(cell) or f"cell {i + 1}")
+        del cut[before + 1:]  # a cell is named once
+    return cut
+
+
+def _kill_leftover(executor) -> None:
+    """nbclient shuts its kernel down however a run ends and then forgets it (km = None). A kernel it still
+    holds here is one whose shutdown never ran, e.g. a deadline that fired inside nbclient's event loop: its
+    whole process group goes (jupyter_client starts each kernel in a session of its own)."""
+    process = getattr(getattr(executor.km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            process.wait(timeout=5)
 
 
 def _sandboxed_manager():
@@ -82,7 +103,7 @@ def _sandboxed_manager():
 
 
 def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode, list[str]]:
-    """Return the executed notebook and notes about a run that ended early."""
+    """Return the executed notebook and the faults of the run: it ended early, or its output was cut."""
     from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
@@ -111,7 +132,8 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
         except Exception as e:  # nbclient surfaces broken kernels in several ways
             notes.append(f"the run stopped early: {type(e).__name__}")
         finally:
-            with contextlib.suppress(Exception):
-                executor.km and executor.km.shutdown_kernel(now=True)
-    _cap_outputs(nb)
+            _kill_leftover(executor)
+    cut = _cap_outputs(nb)
+    if cut:
+        notes.append(f"output cut at {MAX_OUTPUT_CHARS // 1000} kB a cell: {', '.join(cut)}")
     return nb, notes

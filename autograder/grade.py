@@ -69,6 +69,7 @@ def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, f
 
 def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> dict:
     """Runs in a worker. Never raises: every failure becomes a status."""
+    from autograder import faults
     from autograder.check import grade_notebook
 
     try:
@@ -82,7 +83,7 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> dict:
         return _row(job.student, job.tier, job.path, status=f"a {source_tier} notebook in the {job.tier} folder")
     failed = " ".join(t.grade_id for t in report.tests if not t.passed)
     per_cell = " ".join(f"{t.grade_id}={0 if report.flags else t.points:g}" for t in report.tests)
-    row = _row(job.student, job.tier, job.path, report.score, report.max_score, "ok",
+    row = _row(job.student, job.tier, job.path, report.score, report.max_score, faults.status(report.faults),
                sum(1 for m in report.manual if m.answered), failed, report.flags, per_cell)
     if feedback_dir:
         from autograder.feedback import redact, write_html

@@ -108,7 +108,16 @@ def main(argv: list[str]) -> int:
     if "--fence" in opts:
         script = fence_script(scratch, [p for p in [runtime] if p])
         cmd = ["unshare", "-rnm", "--propagation", "private", "sh", "-c", script, "sandbox", *cmd]
-    os.execvp(cmd[0], cmd)
+    # The learner's output travels over the kernel's sockets. What the kernel process itself writes to its
+    # stdout/stderr (its own errors when the grader ends a run early) is noise in the grader's terminal.
+    terminal = os.dup(2)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    try:
+        os.execvp(cmd[0], cmd)
+    except OSError as e:
+        os.write(terminal, f"sandbox: cannot start {cmd[0]}: {e}\n".encode())
     return 127
 
 

@@ -54,7 +54,7 @@ def failure_message(cell: NotebookNode) -> str:
         if out.get("output_type") == "stream" and out.get("name") == "stderr":
             return "printed to stderr, which nbgrader scores as a failure: " + first_line(out.get("text", ""))[:160]
     if cell.get("execution_count") is None:
-        return "did not run: the notebook stopped before this cell (see the notes)"
+        return "did not run: the notebook stopped before this cell (see the faults)"
     return ""
 
 

@@ -31,6 +31,7 @@ def test_reference_earns_full_marks(source):
     assert report.max_score > 0
     assert report.score == report.max_score, _failures(report)
     assert report.flags == [], f"the reference trips the tamper scan: {report.flags}"
+    assert report.faults == [], f"the reference's run went wrong: {report.faults}"
 
 
 @pytest.mark.kernel

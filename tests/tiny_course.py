@@ -43,7 +43,7 @@ def with_answer(nb, gid: str, source: str):
     return nb
 
 
-def cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"))
+def cli(tmp: Path, *args: str, **env_vars: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), **env_vars)
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)

@@ -1,0 +1,51 @@
+"""What went wrong with a run itself, in a few words for the `status` column of grades.csv and `check`'s notes.
+
+A fault is not a wrong answer. It means the run itself failed: a cell stopped at the per-cell time limit, memory
+ran out, the kernel died, the notebook ran out of time, output was cut. The notebook is still scored for the
+cells that ran. A fault explains why the rest earned nothing, so an instructor can tell a crashed
+submission from a wrong one without opening it.
+
+execute.py reports the faults of the whole run (deadline, dead kernel, cut output); this module reads the
+faults that single cells left in their outputs.
+"""
+
+from __future__ import annotations
+
+from nbformat import NotebookNode
+
+from autograder.cells import grade_id
+
+# nbgrader records a timed-out cell as CellTimeoutError; the interrupt it sends surfaces as KeyboardInterrupt.
+TIMEOUT_NAMES = ("CellTimeoutError", "KeyboardInterrupt")
+# Python's own MemoryError, and torch's allocator failing under the sandbox's memory cap.
+MEMORY_HINTS = ("can't allocate memory", "out of memory")
+
+
+def _where(cell: NotebookNode, index: int) -> str:
+    return grade_id(cell) or f"cell {index + 1}"
+
+
+def _kind(error: NotebookNode) -> str | None:
+    ename, evalue = error.get("ename", ""), str(error.get("evalue", ""))
+    if ename in TIMEOUT_NAMES:
+        return "stopped at the per-cell time limit"
+    if ename == "MemoryError" or any(hint in evalue for hint in MEMORY_HINTS):
+        return "out of memory"
+    return None
+
+
+def in_cells(nb: NotebookNode) -> list[str]:
+    """One short line per kind of fault, naming the cells it hit: 'out of memory: ex1_fit, cell 12'."""
+    hits: dict[str, list[str]] = {}
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            kind = _kind(out) if out.get("output_type") == "error" else None
+            if kind:
+                hits.setdefault(kind, []).append(_where(cell, i))
+                break
+    return [f"{kind}: {', '.join(where)}" for kind, where in hits.items()]
+
+
+def status(faults: list[str], limit: int = 200) -> str:
+    """The CSV status of a notebook that was graded: 'ok', or what went wrong with its run."""
+    return "; ".join(faults)[:limit] if faults else "ok"
