@@ -61,6 +61,8 @@ def test_feedback_has_no_hidden_tests(graded):
     assert "SECRET_HIDDEN_CHECK" not in html and "BEGIN HIDDEN TESTS" not in html
     bob = (fb / "bob" / "junior" / "01_tiny.html").read_text()
     assert "SECRET_HIDDEN_CHECK" not in bob
+    # bob handed in the blank: neither the reference's code nor the written answer's model answer reaches him
+    assert "return 2 * x" not in bob and "Model answer" not in bob and "Rubric" not in bob
 
 
 def test_gradebook_holds_the_scores_for_nbgrader(graded):
