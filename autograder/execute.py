@@ -18,7 +18,6 @@ import threading
 from nbformat import NotebookNode
 from traitlets.config import Config, PyFileConfigLoader
 
-from autograder.cells import grade_id
 from autograder.course import ROOT
 
 NOTEBOOK_TIMEOUT = int(os.environ.get("PTLAB_NOTEBOOK_TIMEOUT", "900"))
@@ -55,19 +54,22 @@ def _deadline(seconds: int):
 
 def _cap_outputs(nb: NotebookNode) -> list[str]:
     """Cut floods of output (they would bloat the feedback and the gradebook); returns the cells cut."""
+    from autograder.faults import where
+
     cut = []
     for i, cell in enumerate(nb.cells):
-        before = len(cut)
+        flooded = False
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream" and len(out.get("text", "")) > MAX_OUTPUT_CHARS:
                 out["text"] = out["text"][:MAX_OUTPUT_CHARS] + "\n... [output cut by the grader]\n"
-                cut.append(grade_id(cell) or f"cell {i + 1}")
+                flooded = True
             data = out.get("data", {})
             for mime, value in list(data.items()):
                 if isinstance(value, str) and len(value) > 20 * MAX_OUTPUT_CHARS:
                     data[mime] = value[:MAX_OUTPUT_CHARS] if mime.startswith("text/") else ""
-                    cut.append(grade_id(cell) or f"cell {i + 1}")
-        del cut[before + 1:]  # a cell is named once
+                    flooded = True
+        if flooded:
+            cut.append(where(cell, i))
     return cut
 
 

@@ -21,7 +21,8 @@ TIMEOUT_NAMES = ("CellTimeoutError", "KeyboardInterrupt")
 MEMORY_HINTS = ("can't allocate memory", "out of memory")
 
 
-def _where(cell: NotebookNode, index: int) -> str:
+def where(cell: NotebookNode, index: int) -> str:
+    """How a status names a cell: its grade id, or its position for a cell without one."""
     return grade_id(cell) or f"cell {index + 1}"
 
 
@@ -41,7 +42,7 @@ def in_cells(nb: NotebookNode) -> list[str]:
         for out in cell.get("outputs", []):
             kind = _kind(out) if out.get("output_type") == "error" else None
             if kind:
-                hits.setdefault(kind, []).append(_where(cell, i))
+                hits.setdefault(kind, []).append(where(cell, i))
                 break
     return [f"{kind}: {', '.join(where)}" for kind, where in hits.items()]
 
