@@ -5,8 +5,8 @@ import json
 from autograder.course import TIERS, source_notebooks, syllabus
 from autograder.lint import coverage
 
-EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 22)], "mid": [f"M{i:02d}" for i in range(1, 31)],
-            "senior": [f"S{i:02d}" for i in range(1, 26)]}
+EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 24)], "mid": [f"M{i:02d}" for i in range(1, 39)],
+            "senior": [f"S{i:02d}" for i in range(1, 34)]}
 
 
 def test_syllabus_has_the_course_topic_ids():
