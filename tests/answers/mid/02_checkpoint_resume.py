@@ -107,6 +107,23 @@ def reproducible_run(seed, epochs=2):
             opt.step()
     return copy.deepcopy(model.state_dict())
 '''),
+        ("seeds everything but never asks for deterministic algorithms", '''\
+def reproducible_run(seed, epochs=2):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    model = MLP().to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    loader = make_loader(train_ds, 32, seed)
+    for _ in range(epochs):
+        model.train()
+        for xb, yb in loader:
+            loss = F.cross_entropy(model(xb.to(device)), yb.to(device))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+'''),
         ("seeds after building the model: the initial weights are not reproducible", '''\
 def reproducible_run(seed, epochs=2):
     model = MLP().to(device)
@@ -198,16 +215,21 @@ def reproducible_run(seed, epochs=2):
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    was_deterministic = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
     model = MLP().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     loader = make_loader(train_ds, 32, seed)
-    for _ in range(epochs):
-        model.train()
-        for xb, yb in loader:
-            loss = F.cross_entropy(model(xb.to(device)), yb.to(device))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
+    try:
+        for _ in range(epochs):
+            model.train()
+            for xb, yb in loader:
+                loss = F.cross_entropy(model(xb.to(device)), yb.to(device))
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+    finally:
+        torch.use_deterministic_algorithms(was_deterministic)
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 ''',
 }
