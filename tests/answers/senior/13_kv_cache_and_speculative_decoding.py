@@ -1,0 +1,343 @@
+"""Known-wrong and alternative answers for senior/13_kv_cache_and_speculative_decoding."""
+
+EX1_WRONG_IS_CAUSAL = '''
+def attend_with_cache(block, x_new, cache=None):
+    q, k, v = block.qkv_heads(x_new)
+    if cache is not None:
+        k = torch.cat([cache[0], k], dim=2)
+        v = torch.cat([cache[1], v], dim=2)
+    attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return block.finish(x_new, attn), (k, v)
+'''
+
+EX1_WRONG_OFF_BY_ONE = '''
+def attend_with_cache(block, x_new, cache=None):
+    q, k, v = block.qkv_heads(x_new)
+    t_past = 0 if cache is None else cache[0].shape[2]
+    if cache is not None:
+        k = torch.cat([cache[0], k], dim=2)
+        v = torch.cat([cache[1], v], dim=2)
+    mask = torch.ones(q.shape[2], k.shape[2], dtype=torch.bool, device=q.device).tril(diagonal=t_past + 1)
+    attn = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    return block.finish(x_new, attn), (k, v)
+'''
+
+EX1_WRONG_DIM = '''
+def attend_with_cache(block, x_new, cache=None):
+    q, k, v = block.qkv_heads(x_new)
+    if cache is not None:
+        k = torch.cat([cache[0], k], dim=1)
+        v = torch.cat([cache[1], v], dim=1)
+    t_new, t_all = q.shape[2], k.shape[2]
+    mask = torch.ones(t_new, t_all, dtype=torch.bool, device=q.device).tril(diagonal=t_all - t_new)
+    attn = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    return block.finish(x_new, attn), (k, v)
+'''
+
+EX1_ALT = '''
+def attend_with_cache(block, x_new, cache=None):
+    q, k_new, v_new = block.qkv_heads(x_new)
+    k = k_new if cache is None else torch.cat((cache[0], k_new), dim=-2)
+    v = v_new if cache is None else torch.cat((cache[1], v_new), dim=-2)
+    t_past = k.shape[-2] - q.shape[-2]
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    hidden = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).triu(diagonal=t_past + 1)
+    attn = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1) @ v
+    return block.finish(x_new, attn), (k, v)
+'''
+
+EX2_WRONG_POSITIONS = '''
+def lm_step(model, idx_new, caches=None):
+    x = model.embed(idx_new)
+    new_caches = []
+    for i, blk in enumerate(model.blocks):
+        x, c = attend_with_cache(blk, x, None if caches is None else caches[i])
+        new_caches.append(c)
+    return model.head(model.norm(x)), new_caches
+'''
+
+EX2_WRONG_SHARED_CACHE = '''
+def lm_step(model, idx_new, caches=None):
+    start = 0 if caches is None else caches[0][0].shape[2]
+    x = model.embed(idx_new, start_pos=start)
+    new_caches = []
+    for blk in model.blocks:
+        x, c = attend_with_cache(blk, x, None if caches is None else caches[0])
+        new_caches.append(c)
+    return model.head(model.norm(x)), new_caches
+'''
+
+EX2_ALT = '''
+def lm_step(model, idx_new, caches=None):
+    caches = caches if caches is not None else [None] * len(model.blocks)
+    past = caches[0][1].shape[-2] if caches[0] is not None else 0
+    pos = past + torch.arange(idx_new.shape[-1], device=idx_new.device)
+    h = model.tok(idx_new) + model.pos(pos)[None]
+    out = []
+    for blk, cache in zip(model.blocks, caches):
+        h, cache = attend_with_cache(blk, h, cache)
+        out.append(cache)
+    return model.head(model.norm(h)), out
+'''
+
+EX3_WRONG_NO_CACHE = '''
+def greedy_generate(model, prompt, n_new):
+    seq = prompt
+    with torch.no_grad():
+        for _ in range(n_new):
+            logits, _ = lm_step(model, seq)
+            seq = torch.cat([seq, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
+    return seq
+'''
+
+EX3_WRONG_REFEED = '''
+def greedy_generate(model, prompt, n_new):
+    seq = prompt
+    with torch.no_grad():
+        logits, caches = lm_step(model, prompt)
+        for _ in range(n_new):
+            seq = torch.cat([seq, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
+            if seq.shape[1] < prompt.shape[1] + n_new:
+                logits, caches = lm_step(model, seq, caches)
+    return seq
+'''
+
+EX3_ALT = '''
+@torch.inference_mode()
+def greedy_generate(model, prompt, n_new):
+    seq = prompt.clone()
+    step_input, caches = prompt, None
+    while seq.shape[1] < prompt.shape[1] + n_new:
+        logits, caches = lm_step(model, step_input, caches)
+        step_input = torch.argmax(logits[:, -1:, :], dim=-1)
+        seq = torch.cat((seq, step_input), dim=-1)
+    return seq
+'''
+
+EX4_WRONG_NO_TWO = '''
+def kv_cache_bytes(batch, seq_len, n_layers, n_kv_heads, head_dim, dtype):
+    return batch * seq_len * n_layers * n_kv_heads * head_dim * dtype.itemsize
+
+
+GIB_PER_SEQUENCE_AT_4K = 1.0
+GQA_SAVING = 4
+'''
+
+EX4_WRONG_BITS = '''
+def kv_cache_bytes(batch, seq_len, n_layers, n_kv_heads, head_dim, dtype):
+    bits = torch.finfo(dtype).bits
+    return batch * seq_len * n_layers * 2 * n_kv_heads * head_dim * bits
+
+
+GIB_PER_SEQUENCE_AT_4K = 16.0
+GQA_SAVING = 4
+'''
+
+EX4_ALT = '''
+def kv_cache_bytes(batch, seq_len, n_layers, n_kv_heads, head_dim, dtype):
+    one = torch.empty((), dtype=dtype).element_size()
+    per_token_per_layer = 2 * n_kv_heads * head_dim * one  # a key and a value per KV head
+    return int(per_token_per_layer * n_layers * seq_len * batch)
+
+
+GIB_PER_SEQUENCE_AT_4K = 4096 * 32 * 2 * 32 * 128 * 2 / 1024 ** 3
+GQA_SAVING = 32 / 8
+'''
+
+EX5_WRONG_RESIDUAL_FROM_P = '''
+def speculative_sample(p, q, n, generator):
+    draft = torch.multinomial(q, n, replacement=True, generator=generator)
+    u = torch.rand(n, generator=generator)
+    accepted = u < torch.clamp(p[draft] / q[draft], max=1.0)
+    fallback = torch.multinomial(p, n, replacement=True, generator=generator)
+    return torch.where(accepted, draft, fallback), accepted
+'''
+
+EX5_WRONG_ACCEPT_IF_GREATER = '''
+def speculative_sample(p, q, n, generator):
+    draft = torch.multinomial(q, n, replacement=True, generator=generator)
+    accepted = p[draft] > q[draft]
+    residual = (p - q).clamp(min=0)
+    if residual.sum() <= 0:
+        residual = p
+    fallback = torch.multinomial(residual / residual.sum(), n, replacement=True, generator=generator)
+    return torch.where(accepted, draft, fallback), accepted
+'''
+
+EX5_ALT = '''
+def speculative_sample(p, q, n, generator):
+    u = torch.rand(n, generator=generator)
+    cdf_q = torch.cumsum(q, 0)
+    draft = torch.searchsorted(cdf_q, u * cdf_q[-1], right=True).clamp(max=q.numel() - 1)
+    while bool((q[draft] == 0).any()):  # rounding at the edges of the cdf: redraw those
+        bad = q[draft] == 0
+        draft[bad] = torch.multinomial(q, int(bad.sum()), replacement=True, generator=generator)
+    ratio = torch.where(q[draft] > 0, p[draft] / q[draft], torch.ones_like(p[draft]))
+    accepted = torch.rand(n, generator=generator) < torch.minimum(ratio, torch.ones_like(ratio))
+    residual = torch.relu(p - q)
+    total = residual.sum()
+    if float(total) > 0:
+        fallback = torch.multinomial(residual / total, n, replacement=True, generator=generator)
+    else:
+        fallback = draft.clone()
+    return torch.where(accepted, draft, fallback).long(), accepted
+'''
+
+EX6_WRONG_DOT = '''
+def expected_acceptance(p, q):
+    return (p * q).sum(dim=-1)
+
+
+def expected_tokens_per_call(alpha, k):
+    if alpha >= 1.0:
+        return float(k + 1)
+    return (1 - alpha ** (k + 1)) / (1 - alpha)
+'''
+
+EX6_WRONG_LINEAR_TOKENS = '''
+def expected_acceptance(p, q):
+    return torch.minimum(p, q).sum(dim=-1)
+
+
+def expected_tokens_per_call(alpha, k):
+    return k * alpha + 1
+'''
+
+EX6_ALT = '''
+def expected_acceptance(p, q):
+    return 1 - 0.5 * (p - q).abs().sum(-1)
+
+
+def expected_tokens_per_call(alpha, k):
+    return float(sum(alpha ** j for j in range(k + 1)))
+'''
+
+EX7_WRONG_WIDE = '''
+def sliding_window_mask(T, W, device=None):
+    i = torch.arange(T, device=device)[:, None]
+    j = torch.arange(T, device=device)[None, :]
+    return (j <= i) & (i - j <= W)
+
+
+def windowed_attention(q, k, v, W):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=sliding_window_mask(q.shape[-2], W, q.device))
+'''
+
+EX7_WRONG_NOT_CAUSAL = '''
+def sliding_window_mask(T, W, device=None):
+    i = torch.arange(T, device=device)[:, None]
+    j = torch.arange(T, device=device)[None, :]
+    return (i - j).abs() < W
+
+
+def windowed_attention(q, k, v, W):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=sliding_window_mask(q.shape[-2], W, q.device))
+'''
+
+EX7_ALT = '''
+def sliding_window_mask(T, W, device=None):
+    ones = torch.ones(T, T, dtype=torch.bool, device=device)
+    return torch.tril(ones) & torch.triu(ones, diagonal=-(W - 1))
+
+
+def windowed_attention(q, k, v, W):
+    T = q.shape[-2]
+    bias = torch.zeros(T, T, device=q.device, dtype=q.dtype)
+    bias = bias.masked_fill(~sliding_window_mask(T, W, q.device), float("-inf"))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias
+    return torch.softmax(scores, dim=-1) @ v
+'''
+
+EX8_WRONG_NEVER_EVICTS = '''
+class RollingKVCache:
+    def __init__(self, window):
+        self.window = window
+        self.k = None
+        self.v = None
+
+    def append(self, k, v):
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=-2)
+        self.v = v if self.v is None else torch.cat([self.v, v], dim=-2)
+
+    def attend(self, q):
+        return F.scaled_dot_product_attention(q, self.k, self.v)
+'''
+
+EX8_WRONG_KEEPS_W_MINUS_1 = '''
+class RollingKVCache:
+    def __init__(self, window):
+        self.window = window
+        self.k = None
+        self.v = None
+
+    def append(self, k, v):
+        keep = max(self.window - 1, 1)
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=-2)[..., -keep:, :]
+        self.v = v if self.v is None else torch.cat([self.v, v], dim=-2)[..., -keep:, :]
+
+    def attend(self, q):
+        return F.scaled_dot_product_attention(q, self.k, self.v)
+'''
+
+EX8_ALT = '''
+class RollingKVCache:
+    """A ring buffer: slot step % window is overwritten, order inside the buffer does not matter."""
+
+    def __init__(self, window):
+        self.window = window
+        self.buf_k = self.buf_v = None
+        self.steps = 0
+
+    def append(self, k, v):
+        if self.buf_k is None:
+            shape = k.shape[:-2] + (self.window, k.shape[-1])
+            self.buf_k = k.new_zeros(shape)
+            self.buf_v = v.new_zeros(shape)
+        slot = self.steps % self.window
+        self.buf_k[..., slot:slot + 1, :] = k
+        self.buf_v[..., slot:slot + 1, :] = v
+        self.steps += 1
+
+    @property
+    def k(self):
+        return self.buf_k[..., :min(self.steps, self.window), :]
+
+    @property
+    def v(self):
+        return self.buf_v[..., :min(self.steps, self.window), :]
+
+    def attend(self, q):
+        w = torch.softmax(q @ self.k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+        return w @ self.v
+'''
+
+WRONG = {
+    "ex1_attend_with_cache": [("the teammate's is_causal=True: top-left aligned mask in the cache", EX1_WRONG_IS_CAUSAL),
+                              ("causal mask off by one: a chunk's token sees the next one", EX1_WRONG_OFF_BY_ONE),
+                              ("cache appended on the heads dim instead of the sequence dim", EX1_WRONG_DIM)],
+    "ex2_lm_step": [("positions restart at 0 for new tokens", EX2_WRONG_POSITIONS),
+                    ("every block reads block 0's cache", EX2_WRONG_SHARED_CACHE)],
+    "ex3_greedy": [("recomputes the whole sequence every step, no cache", EX3_WRONG_NO_CACHE),
+                   ("refeeds the whole sequence on top of the cache", EX3_WRONG_REFEED)],
+    "ex4_cache_bytes": [("forgets that both K and V are cached", EX4_WRONG_NO_TWO),
+                        ("counts bits instead of bytes", EX4_WRONG_BITS)],
+    "ex5_speculative": [("samples the replacement from p instead of the residual", EX5_WRONG_RESIDUAL_FROM_P),
+                        ("accepts exactly when p > q", EX5_WRONG_ACCEPT_IF_GREATER)],
+    "ex6_acceptance": [("acceptance as sum(p * q)", EX6_WRONG_DOT),
+                       ("tokens per call linear in k", EX6_WRONG_LINEAR_TOKENS)],
+    "ex7_window": [("window one too wide", EX7_WRONG_WIDE),
+                   ("symmetric band, not causal", EX7_WRONG_NOT_CAUSAL)],
+    "ex8_rolling": [("never evicts: the cache grows without bound", EX8_WRONG_NEVER_EVICTS),
+                    ("keeps W - 1 entries", EX8_WRONG_KEEPS_W_MINUS_1)],
+}
+
+ALT = {
+    "ex1_attend_with_cache": EX1_ALT,
+    "ex2_lm_step": EX2_ALT,
+    "ex3_greedy": EX3_ALT,
+    "ex4_cache_bytes": EX4_ALT,
+    "ex5_speculative": EX5_ALT,
+    "ex6_acceptance": EX6_ALT,
+    "ex7_window": EX7_ALT,
+    "ex8_rolling": EX8_ALT,
+}
