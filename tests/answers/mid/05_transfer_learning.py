@@ -100,6 +100,15 @@ WRONG = {
          "                nn.init.xavier_normal_(m.weight)\n"
          "            nn.init.zeros_(m.bias)\n"
          "    return model\n"),
+        ("initializes correctly in place but forgets to return the model",
+         "def init_weights(model, nonlinearity):\n"
+         "    for m in model.modules():\n"
+         "        if isinstance(m, nn.Linear):\n"
+         "            if nonlinearity == 'relu':\n"
+         "                nn.init.kaiming_normal_(m.weight, nonlinearity='relu')\n"
+         "            else:\n"
+         "                nn.init.xavier_normal_(m.weight)\n"
+         "            nn.init.zeros_(m.bias)\n"),
     ],
 }
 
