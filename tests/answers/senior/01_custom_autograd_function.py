@@ -75,6 +75,19 @@ class LinearFn(torch.autograd.Function):
         return grad_output @ weight, x.T @ grad_output, grad_output.sum(0)
 '''
 
+_LINEAR_IGNORES_NEEDS = '''
+class LinearFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        return x @ weight.T + bias
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return grad_output @ weight, grad_output.T @ x, grad_output.sum(0)
+'''
+
 _LINEAR_ALT = '''
 class LinearFn(torch.autograd.Function):
     @staticmethod
@@ -85,9 +98,10 @@ class LinearFn(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         x, weight, bias = ctx.saved_tensors
-        gx = torch.einsum("no,oi->ni", grad_output, weight)
-        gw = torch.einsum("no,ni->oi", grad_output, x)
-        gb = grad_output.sum(dim=0).reshape(bias.shape)
+        need_x, need_w, need_b = ctx.needs_input_grad
+        gx = torch.einsum("no,oi->ni", grad_output, weight) if need_x else None
+        gw = torch.einsum("no,ni->oi", grad_output, x) if need_w else None
+        gb = grad_output.sum(dim=0).reshape(bias.shape) if need_b else None
         return gx, gw, gb
 '''
 
@@ -187,6 +201,7 @@ WRONG = {
     "ex2_linear": [
         ("bias gradient averaged instead of summed over the batch", _LINEAR_NO_BIAS_SUM),
         ("weight gradient transposed (x.T @ g has shape (in, out))", _LINEAR_TRANSPOSED),
+        ("computes grad_x although ctx.needs_input_grad[0] is False", _LINEAR_IGNORES_NEEDS),
     ],
     "ex3_ste": [
         ("plain torch.round: the gradient is zero", _STE_PLAIN_ROUND),
