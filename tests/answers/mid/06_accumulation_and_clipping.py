@@ -77,6 +77,14 @@ WRONG = {
          "    for g in grads:\n"
          "        g.clamp_(-max_norm, max_norm)\n"
          "    return total\n"),
+        ("clips correctly but returns the norm as a Python float, not a tensor",
+         _SIG4 +
+         "    grads = [p.grad for p in parameters if p.grad is not None]\n"
+         "    total = torch.sqrt(sum((g ** 2).sum() for g in grads))\n"
+         "    if total > max_norm:\n"
+         "        for g in grads:\n"
+         "            g.mul_(max_norm / (total + 1e-6))\n"
+         "    return total.item()\n"),
     ],
     "ex5_predict": [
         ("thinks value clipping keeps the direction and norm clipping leaves 13",
