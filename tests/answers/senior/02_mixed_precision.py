@@ -99,6 +99,18 @@ def scaled_clipped_step(model, opt, scaler, x, y, max_norm):
     return loss.item()
 '''
 
+_SCALER_RETURNS_TENSOR = '''
+def scaled_clipped_step(model, opt, scaler, x, y, max_norm):
+    opt.zero_grad(set_to_none=True)
+    loss = F.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(opt)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(opt)
+    scaler.update()
+    return loss
+'''
+
 _SCALER_ALT = '''
 def scaled_clipped_step(model, opt, scaler, x, y, max_norm):
     params = [p for p in model.parameters() if p.requires_grad]
@@ -140,6 +152,7 @@ WRONG = {
         ("clips the scaled gradients (before unscale_)", _SCALER_CLIP_FIRST),
         ("calls opt.step() directly, so overflowed steps are applied", _SCALER_OPT_STEP),
         ("never calls scaler.update()", _SCALER_NO_UPDATE),
+        ("returns the loss tensor instead of a Python float", _SCALER_RETURNS_TENSOR),
     ],
     "ex5_range": [
         ("takes the uint16 maximum for fp16", _RANGE.format(mx="65535.0", ov="torch.float16")),
