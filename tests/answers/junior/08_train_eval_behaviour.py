@@ -72,6 +72,19 @@ def batchnorm_forward(x, weight, bias, running_mean, running_var, training, mome
             running_var.mul_(1 - momentum).add_(momentum * var * n / (n - 1))
     return (x - mean) / torch.sqrt(var + eps) * weight + bias
 '''),
+        ("updates the running statistics outside torch.no_grad(): with an input that requires grad they "
+         "join the autograd graph", '''
+def batchnorm_forward(x, weight, bias, running_mean, running_var, training, momentum=0.1, eps=1e-5):
+    if training:
+        n = x.shape[0]
+        mean = x.mean(dim=0)
+        var = x.var(dim=0, unbiased=False)
+        running_mean.mul_(1 - momentum).add_(momentum * mean)
+        running_var.mul_(1 - momentum).add_(momentum * var * n / (n - 1))
+    else:
+        mean, var = running_mean, running_var
+    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+'''),
     ],
     "ex6_predict_batch_dependence": [
         ("thinks BatchNorm treats every row on its own in both modes", '''
