@@ -44,6 +44,12 @@ def online_softmax_stats(x, block):
     return torch.tensor(0.0, device=x.device), l
 '''
 
+EX2_WRONG_WHOLE_X = '''
+def online_softmax_stats(x, block):
+    m = x.max()                        # one pass over all of x: not a streaming algorithm
+    return m, torch.exp(x - m).sum()
+'''
+
 EX2_ALT = '''
 def online_softmax_stats(x, block):
     lse = torch.tensor(float("-inf"), device=x.device, dtype=x.dtype)
@@ -177,7 +183,8 @@ WRONG = {
     "ex1_quadratic": [("memory linear in L", EX1_WRONG_LINEAR),
                       ("forgets the per-head matrices", EX1_WRONG_NO_HEADS)],
     "ex2_online_softmax": [("does not rescale the running sum when the max grows", EX2_WRONG_NO_RESCALE),
-                           ("no max subtraction: overflows", EX2_WRONG_NO_MAX)],
+                           ("no max subtraction: overflows", EX2_WRONG_NO_MAX),
+                           ("reduces the whole of x at once instead of streaming blocks", EX2_WRONG_WHOLE_X)],
     "ex3_tiled": [("materializes the full L x L matrix", EX3_WRONG_NAIVE),
                   ("rescales l but not the accumulator", EX3_WRONG_NO_ACC_RESCALE)],
     "ex4_merge": [("the teammate's merge: ignores the different maxima", EX4_WRONG_TEAMMATE),
