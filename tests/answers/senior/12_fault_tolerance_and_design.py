@@ -12,6 +12,21 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 '''
 
+EX1_WRONG_SYSTEM_TMP = '''
+def atomic_save(obj, path):
+    fd, tmp = tempfile.mkstemp(suffix=".tmp")  # the system temp dir: may be another filesystem
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+'''
+
 EX1_ALT = '''
 def atomic_save(obj, path):
     folder = os.path.dirname(os.path.abspath(path)) or "."
@@ -166,12 +181,48 @@ def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
     return [(base + j) % dataset_size for j in range(rank, global_batch, world_size)]
 '''
 
+EX2_WRONG_IN_PLACE = '''
+def train_resumable(ckpt_dir, total_steps, every, crash_at=None):
+    model, opt = make_job()
+    done = 0
+    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
+        try:
+            ck = torch.load(path, map_location=device, weights_only=False)
+        except Exception:
+            continue  # corrupt or truncated: try the previous one
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        torch.set_rng_state(ck["rng_cpu"].cpu())  # RNG states are CPU byte tensors, whatever map_location did
+        if ck.get("rng_cuda") is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all([s.cpu() for s in ck["rng_cuda"]])
+        done = ck["step"]
+        break
+
+    def save(step):
+        state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                 "rng_cpu": torch.get_rng_state(),
+                 "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+        torch.save(state, os.path.join(ckpt_dir, f"step_{step:06d}.pt"))  # in place: not atomic
+
+    for step in range(done, total_steps):
+        train_step(model, opt, step)
+        completed = step + 1
+        if crash_at is not None and completed == crash_at:
+            raise SimulatedCrash(f"node lost after step {completed}")
+        if completed % every == 0:
+            save(completed)
+    return model
+'''
+
+
 WRONG = {
     "ex1_atomic_save": [("saves straight onto the live checkpoint", EX1_WRONG_DIRECT),
-                        ("temp file + rename, but no fsync and no cleanup on failure", EX1_WRONG_NO_CLEANUP)],
+                        ("temp file + rename, but no fsync and no cleanup on failure", EX1_WRONG_NO_CLEANUP),
+                        ("temporary file in the system temp dir, not next to the checkpoint", EX1_WRONG_SYSTEM_TMP)],
     "ex2_resume": [("does not restore the RNG state (dropout masks differ)", EX2_WRONG_NO_RNG),
                    ("does not restore the optimizer state (Adam moments reset)", EX2_WRONG_NO_OPT),
-                   ("trusts the newest checkpoint without a fallback", EX2_WRONG_NO_FALLBACK)],
+                   ("trusts the newest checkpoint without a fallback", EX2_WRONG_NO_FALLBACK),
+                   ("writes each checkpoint in place instead of atomically", EX2_WRONG_IN_PLACE)],
     "ex3_elastic": [("keeps the per-rank batch fixed: the global batch changes with the world size", EX3_WRONG_FIXED_PER_RANK),
                     ("advances by the per-rank batch instead of the global batch", EX3_WRONG_STEP_OFFSET)],
 }
