@@ -23,6 +23,15 @@ def dropout(x, p, training):
         return torch.zeros_like(x)
     return x * (torch.rand_like(x) < p).to(x.dtype) / (1 - p)
 '''),
+        ("draws the mask with NumPy's RNG: torch.manual_seed does not make it reproducible", '''
+def dropout(x, p, training):
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return torch.zeros_like(x)
+    keep = torch.from_numpy(np.random.rand(*x.shape) >= p).to(device=x.device, dtype=x.dtype)
+    return x * keep / (1 - p)
+'''),
     ],
     "ex3_predict": [
         ("leaves dropout on (the original bug)", '''
