@@ -167,6 +167,22 @@ class StaticRunner:
         return self.static_out
 '''
 
+EX5_WRONG_GRAPH = '''
+class StaticRunner:
+    def __init__(self, model, example):
+        self.model = model
+        self.static_in = torch.empty_like(example)
+        with torch.no_grad():
+            self.static_out = torch.empty_like(model(example))
+
+    def run(self, x):
+        if x.shape != self.static_in.shape:
+            raise ValueError("static shapes only")
+        self.static_in.copy_(x)
+        self.static_out.copy_(self.model(self.static_in))  # records a graph on every call
+        return self.static_out
+'''
+
 EX5_ALT = '''
 class StaticRunner:
     def __init__(self, model, example):
@@ -230,7 +246,8 @@ WRONG = {
     "ex4_batcher": [("timer restarts at every arrival", EX4_WRONG_RESET_TIMER),
                     ("waits for full batches, ignores the deadline", EX4_WRONG_ONLY_FULL)],
     "ex5_static": [("returns a freshly allocated output", EX5_WRONG_FRESH_OUTPUT),
-                   ("rebinds the input instead of copying into it", EX5_WRONG_REBIND_INPUT)],
+                   ("rebinds the input instead of copying into it", EX5_WRONG_REBIND_INPUT),
+                   ("runs the model with grad tracking: static_out carries a graph", EX5_WRONG_GRAPH)],
     "ex6_graph_payoff": [("graphs always help", EX6_WRONG_ALWAYS),
                          ("thinks big kernels benefit most", EX6_WRONG_BIG_ONLY)],
 }
