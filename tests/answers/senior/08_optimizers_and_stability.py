@@ -49,6 +49,31 @@ _EX1_ONE_BETA = '''class Lion(torch.optim.Optimizer):
         return loss
 '''
 
+_EX1_BETA_UPPER_ONLY = '''class Lion(torch.optim.Optimizer):
+    def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
+        if lr < 0 or any(b >= 1.0 for b in betas):  # a negative beta slips through
+            raise ValueError("bad hyper-parameters")
+        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            b1, b2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                m = st.setdefault("exp_avg", torch.zeros_like(p))
+                c = b1 * m + (1 - b1) * p.grad
+                p.mul_(1 - group["lr"] * group["weight_decay"]).add_(torch.sign(c), alpha=-group["lr"])
+                m.mul_(b2).add_(p.grad, alpha=1 - b2)
+        return loss
+'''
+
 _EX1_ALT = '''class Lion(torch.optim.Optimizer):
     def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
         for name, ok in [("lr", lr >= 0), ("betas", 0 <= betas[0] < 1 and 0 <= betas[1] < 1),
@@ -248,7 +273,8 @@ def warmup_lr(step, warmup_steps, peak_lr):
 
 WRONG = {
     "ex1_lion": [("keeps the moment outside self.state: lost by state_dict", _EX1_ID_STATE),
-                 ("one beta: updates m first, then takes its sign", _EX1_ONE_BETA)],
+                 ("one beta: updates m first, then takes its sign", _EX1_ONE_BETA),
+                 ("validates only the upper end of the betas", _EX1_BETA_UPPER_ONLY)],
     "ex2_drop_path": [("drops single elements (dropout), not whole samples", _EX2_ELEMENTWISE),
                       ("forgets to rescale by 1 / (1 - p)", _EX2_NO_RESCALE)],
     "ex3_depth": [("scales the identity path too", _EX3_SCALE_ALL),
