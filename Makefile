@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 # The CPU wheel that lies on this machine's disk. GPU users: make setup TORCH="torch --index-url <cuda index>"
 TORCH ?= torch==2.13.0
 WORKERS ?= 2
+# The suite's notebooks wait on launches and sockets part of the time: one worker more than cores fills it.
+TEST_WORKERS ?= 2
 BENCH_ARGS ?=
 NB ?=
 SUBMITTED ?= submitted
@@ -38,17 +40,18 @@ release: setup ## regenerate the student notebooks in release/ with nbgrader
 	@$(PY) -m autograder release
 
 lab: setup release ## set up, copy the student notebooks to work/ (never overwriting yours), open JupyterLab
-	@for tier in junior mid senior; do mkdir -p work/$$tier; \
-	  for nb in release/$$tier/*.ipynb; do [ -e "$$nb" ] || continue; \
-	    [ -e "work/$$tier/$$(basename $$nb)" ] || cp "$$nb" "work/$$tier/"; done; done
-	@echo "lab: your notebooks are in work/ (self-check: make check NB=work/junior/01_tensors_and_memory.ipynb)"
-	@$(VENV)/bin/jupyter lab --notebook-dir=work $(ROOT_FLAG)
+	@$(PY) -m autograder workdir work
+	@$(PY) -m autograder lab-settings >/dev/null
+	@echo "lab: your notebooks are in work/; run the last cell of a notebook to check it, 00_progress.ipynb for the map"
+	@$(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
 
-test: setup ## lint, unit tests, the grading contract of every notebook, nbval, papermill
+progress: setup ## your progress over work/: scores, failing cells, topic mastery (re-checks only what changed)
+	@$(PY) -m autograder progress $(if $(DIR),$(DIR),work) --png $(if $(DIR),$(DIR),work)/progress.png
+
+test: setup ## lint, unit tests, the grading contract of every notebook (papermill runs the references), nbval
 	@$(PY) -m autograder lint
-	@$(PY) -m pytest -n $(WORKERS) -q -p no:cacheprovider tests
-	@PTLAB_FAST=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg $(PY) -m pytest -n $(WORKERS) --dist loadscope -q \
-	  -p no:cacheprovider --nbval-lax notebooks
+	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -q -p no:cacheprovider \
+	  --nbval-lax tests notebooks
 
 check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
 	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }
@@ -71,4 +74,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup release lab test check grade ci-cpu ci-cuda bench lint
+.PHONY: help setup release lab progress test check grade ci-cpu ci-cuda bench lint

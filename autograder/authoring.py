@@ -111,6 +111,7 @@ def build(text: str, stem: str) -> NotebookNode:
         pts = float(attrs["points"]) if "points" in attrs else None
         tops = attrs["topics"].split(",") if "topics" in attrs else None
         cells.append(_cell(role, source, attrs.get("id"), pts, tops))
+    cells += selfcheck_cells()
     nb = new_notebook(cells=cells)
     nb.metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -122,6 +123,34 @@ def build(text: str, stem: str) -> NotebookNode:
     for i, cell in enumerate(nb.cells):
         cell["id"] = grade_id(cell) or f"c{i:02d}"  # stable ids keep the release diff quiet
     return nb
+
+
+def selfcheck_cells() -> list[NotebookNode]:
+    """The fixed last cells: "Check your work" and the cell that runs the self-check (autograder/selfcheck.py)."""
+    cells = [_cell("header", template.SELFCHECK_INTRO, template.SELFCHECK_INTRO_ID),
+             _cell("readonly", template.SELFCHECK, template.SELFCHECK_ID)]
+    for cell in cells:
+        cell["id"] = grade_id(cell)
+    return cells
+
+
+def refresh(nb: NotebookNode) -> bool:
+    """Put the current self-check cells at the end of a notebook, replacing older ones; True when it changed."""
+    kept = [c for c in nb.cells if grade_id(c) not in template.SELFCHECK_IDS]
+    fresh = kept + selfcheck_cells()
+    if [(c.cell_type, c.source, c.metadata, c.get("id")) for c in fresh] == \
+            [(c.cell_type, c.source, c.metadata, c.get("id")) for c in nb.cells]:
+        return False
+    nb.cells = fresh
+    return True
+
+
+def refresh_file(path: Path) -> bool:
+    nb = nbformat.read(str(path), as_version=4)
+    if not refresh(nb):
+        return False
+    nbformat.write(nb, str(path))
+    return True
 
 
 def export(nb: NotebookNode) -> str:
@@ -140,7 +169,7 @@ def export(nb: NotebookNode) -> str:
     out = head
     for cell in nb.cells:
         gid = grade_id(cell)
-        if gid in _FIXED or "parameters" in cell.metadata.get("tags", []):
+        if gid in _FIXED or gid in template.SELFCHECK_IDS or "parameters" in cell.metadata.get("tags", []):
             if gid == "header":
                 intro = cell.source.split("\n\n", 2)
                 if len(intro) == 3 and intro[2].strip():

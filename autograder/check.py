@@ -7,6 +7,7 @@ The same path grades a whole class (grade.py).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from autograder.assemble import assemble
 from autograder.execute import execute
 from autograder.tamper import scan
 from autograder.score import ManualItem, TestResult, as_dicts, score
+
+
+GRADING_ENV = "PTLAB_GRADING"
 
 
 @dataclass
@@ -52,6 +56,8 @@ def grade_notebook(path: Path, timeout: int | None = None) -> Report:
 
 
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None) -> Report:
+    # Kernels inherit this: a notebook's self-check cell (template.SELFCHECK) then does nothing while graded.
+    os.environ[GRADING_ENV] = "1"
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
     flags = scan(nb, source)

@@ -1,4 +1,4 @@
-"""python -m autograder {check,grade,lint,release,build,export,coverage}."""
+"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
 
 from __future__ import annotations
 
@@ -20,8 +20,59 @@ def cmd_check(args) -> int:
             print(json.dumps({"notebook": args.notebook, "error": str(e)}))
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
+    if args.record:
+        from autograder.progress import record
+
+        record(Path(args.notebook), report)
     print(report_json(report) if args.json else render_table(report))
     return 0 if report.score >= report.max_score else 1
+
+
+def cmd_progress(args) -> int:
+    from autograder.progress import main_text
+
+    work = Path(args.dir)
+    if not work.is_dir():
+        print(f"progress: {work} is not a folder (make lab creates work/)", file=sys.stderr)
+        return 2
+    return main_text(work, args.json, Path(args.png) if args.png else None)
+
+
+def cmd_workdir(args) -> int:
+    from autograder.progress import write_dashboard
+    from autograder.release import workdir
+
+    made = workdir(Path(args.dir))
+    dash = write_dashboard(Path(args.dir))
+    print(f"workdir: {len(made)} new notebook(s) in {args.dir}" + (f", and {dash.name}" if dash else ""))
+    return 0
+
+
+def cmd_dashboard(args) -> int:
+    from autograder.progress import write_dashboard
+
+    made = write_dashboard(Path(args.dir))
+    print(f"dashboard: wrote {made}" if made else f"dashboard: kept your {Path(args.dir) / '00_progress.ipynb'}")
+    return 0
+
+
+def cmd_lab_settings(args) -> int:
+    from autograder.labsettings import write_overrides
+
+    print(f"lab-settings: wrote {write_overrides()}")
+    return 0
+
+
+def cmd_refresh(args) -> int:
+    from autograder.authoring import refresh_file
+    from autograder.course import source_notebooks
+
+    paths = [Path(p) for p in args.notebooks] or source_notebooks()
+    changed = [p for p in paths if refresh_file(p)]
+    for p in changed:
+        print(f"refreshed {p}")
+    print(f"refresh: {len(changed)} of {len(paths)} notebook(s) changed")
+    return 0
 
 
 def cmd_grade(args) -> int:
@@ -98,7 +149,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("notebook")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
+    p.add_argument("--record", action="store_true", help="also remember the result for `progress`")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
+    p.add_argument("dir", nargs="?", default="work")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--png", default=None, help="also draw the progress map into this PNG file")
+    p.set_defaults(func=cmd_progress)
+
+    p = sub.add_parser("workdir", help="copy the release into DIR (default work/) and add the dashboard; never overwrites")
+    p.add_argument("dir", nargs="?", default="work")
+    p.set_defaults(func=cmd_workdir)
+
+    p = sub.add_parser("dashboard", help="put the progress dashboard notebook into DIR (never overwrites)")
+    p.add_argument("dir", nargs="?", default="work")
+    p.set_defaults(func=cmd_dashboard)
+
+    p = sub.add_parser("lab-settings", help="JupyterLab settings for the course: no news prompt, frequent autosave")
+    p.set_defaults(func=cmd_lab_settings)
 
     p = sub.add_parser("grade", help="grade a class: SUBMITTED/<student>/<tier>/<notebook>.ipynb")
     p.add_argument("submitted")
@@ -120,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("build", help="build source notebooks from the text format (see autograder/authoring.py)")
     p.add_argument("sources", nargs="+")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("refresh", help="add or update the fixed self-check cells at the end of source notebooks")
+    p.add_argument("notebooks", nargs="*", help="default: every source notebook")
+    p.set_defaults(func=cmd_refresh)
 
     p = sub.add_parser("export", help="print a notebook in the text format")
     p.add_argument("notebook")

@@ -4,13 +4,75 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from autograder.course import RELEASE_DIR, ROOT, TIERS, source_notebooks
+
+# What a JupyterLab kernel (ipykernel) writes into a notebook's metadata when it starts. A notebook that says
+# anything else opens as "modified". The Python version depends on the machine: `workdir` stamps it when it
+# copies a release notebook into the learner's folder.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+                 "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                 "pygments_lexer": "ipython3"}
+# Cells the learner runs but need not read: collapsed in JupyterLab, a titled form on Colab.
+COLLAPSED = {"derived": "Course helpers: device, seeds and the grader's `_observe` (run it; no need to read it)",
+             "selfcheck": "Check your work (run this cell after saving)"}
+
+
+def _dumps(nb: dict) -> str:
+    import nbformat
+
+    return nbformat.writes(nbformat.from_dict(nb), version=4) + "\n"
+
+
+def finish(nb: dict) -> dict:
+    """What the release adds to nbgrader's student version (a JSON dict, changed in place and returned)."""
+    from nbgrader.utils import compute_checksum
+    from nbformat import from_dict
+
+    nb["metadata"]["kernelspec"] = dict(KERNELSPEC)
+    nb["metadata"]["language_info"] = dict(nb["metadata"].get("language_info") or {}, **LANGUAGE_INFO)
+    for cell in nb["cells"]:
+        meta = cell.setdefault("metadata", {})
+        gid = (meta.get("nbgrader") or {}).get("grade_id")
+        if gid not in COLLAPSED:
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if not source.startswith("# @title"):
+            source = f"# @title {COLLAPSED[gid]}\n{source}"
+        cell["source"] = source
+        meta["jupyter"] = dict(meta.get("jupyter") or {}, source_hidden=True)
+        meta["cellView"] = "form"
+        if "checksum" in meta.get("nbgrader", {}):  # a locked cell: nbgrader's Validate checks its checksum
+            meta["nbgrader"]["checksum"] = compute_checksum(from_dict(cell))
+    return nb
+
+
+def stamp_python(nb: dict, version: str | None = None) -> dict:
+    """The running Python's version in language_info, as the kernel will report it (see KERNELSPEC)."""
+    nb["metadata"].setdefault("language_info", {})["version"] = version or sys.version.split()[0]
+    return nb
+
+
+def workdir(work: Path, release_dir: Path = RELEASE_DIR) -> list[Path]:
+    """Copy the release into a learner's folder, never overwriting a file that is there; returns the copies."""
+    made = []
+    for tier in TIERS:
+        for f in sorted((Path(release_dir) / tier).glob("*.ipynb")):
+            target = Path(work) / tier / f.name
+            if target.exists():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nb = stamp_python(json.loads(f.read_text()))
+            tmp = target.with_name(f".{f.name}.tmp")
+            tmp.write_text(_dumps(nb))
+            os.replace(tmp, target)
+            made.append(target)
+    return made
 
 
 def generate(tiers=TIERS, release_dir: Path = RELEASE_DIR) -> None:
@@ -31,7 +93,7 @@ def generate(tiers=TIERS, release_dir: Path = RELEASE_DIR) -> None:
             fresh = sorted((Path(tmp) / tier).glob("*.ipynb"))
             target.mkdir(parents=True, exist_ok=True)
             for f in fresh:
-                shutil.copy(f, target / f".{f.name}.tmp")
+                (target / f".{f.name}.tmp").write_text(_dumps(finish(json.loads(f.read_text()))))
                 os.replace(target / f".{f.name}.tmp", target / f.name)
             for old in target.glob("*.ipynb"):
                 if old.name not in {f.name for f in fresh}:

@@ -86,3 +86,32 @@ def _observe(label, value, rtol=1e-4, atol=1e-6):
 
     payload = {"label": label, "value": plain(value), "rtol": rtol, "atol": atol}
     display({"text/plain": "", "application/vnd.ptlab.observation+json": payload}, raw=True)'''
+
+
+# The last two cells of every notebook: the self-check. Locked (the grader restores them from the source, and
+# the tamper scan skips locked cells). The grader sets PTLAB_GRADING in every process it runs a notebook in,
+# so the cell never starts a grader inside a grader.
+SELFCHECK_INTRO_ID = "selfcheck_intro"
+SELFCHECK_ID = "selfcheck"
+SELFCHECK_IDS = (SELFCHECK_INTRO_ID, SELFCHECK_ID)
+
+SELFCHECK_INTRO = '''## Check your work
+
+Run the cell below to grade this notebook against all of its tests, the visible ones and the hidden ones, in a
+fresh kernel of its own (a few seconds; the first check of a notebook takes about twice as long). It grades
+the file **as saved**: save first (Ctrl+S), unsaved edits are not graded. Your progress over every notebook is
+in `00_progress.ipynb` at the top of your work folder.'''
+
+SELFCHECK = '''# Self-check: grades the saved file in a separate, sandboxed process. This kernel never sees the hidden tests.
+import importlib.util
+import os
+
+if os.environ.get("PTLAB_GRADING"):
+    pass  # the grader is running this notebook: nothing to check here
+elif importlib.util.find_spec("autograder") is None:
+    print("The course's grader is not installed here (Colab?): the visible tests above are what runs. "
+          "For the hidden tests too, clone the course and run `make lab`.")
+else:
+    from autograder.selfcheck import check_this_notebook
+
+    check_this_notebook()'''

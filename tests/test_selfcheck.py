@@ -1,0 +1,153 @@
+"""The self-check cell at the end of every notebook: built and refreshed idempotently, skipped by the grader,
+never flagged, and, run in a kernel that JupyterLab would start, it shows the verdict table and nothing else."""
+
+import json
+import os
+import shutil
+
+import nbformat
+import pytest
+
+from autograder import template
+from autograder.authoring import refresh, refresh_file
+from autograder.cells import grade_id, kind
+from autograder.course import source_notebooks
+from autograder.release import COLLAPSED, finish
+from tests.tiny_course import ROOT, blank, cli, make_course, with_answer
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("selfcheck")
+    return tmp, make_course(tmp)
+
+
+def student(src):
+    return nbformat.reads(nbformat.writes(nbformat.from_dict(finish(json.loads(nbformat.writes(blank(nbformat.read(str(src), 4))))))), as_version=4)
+
+
+def test_build_ends_with_the_locked_self_check_cells(course):
+    _, src = course
+    nb = nbformat.read(str(src), 4)
+    intro, cell = nb.cells[-2:]
+    assert (grade_id(intro), grade_id(cell)) == template.SELFCHECK_IDS
+    assert intro.cell_type == "markdown" and "Check your work" in intro.source
+    assert cell.source == template.SELFCHECK and kind(cell) == "readonly" and kind(intro) == "readonly"
+
+
+def test_refresh_is_idempotent_and_touches_only_the_end(tmp_path):
+    some = source_notebooks("junior")[0]
+    copy = tmp_path / some.name
+    shutil.copy(some, copy)
+    before = nbformat.read(str(copy), 4)
+    refresh_file(copy)
+    after = nbformat.read(str(copy), 4)
+    assert not refresh_file(copy), "a second refresh changed the notebook again"
+    kept = [c for c in before.cells if grade_id(c) not in template.SELFCHECK_IDS]
+    assert [c.source for c in after.cells[:-2]] == [c.source for c in kept]
+    assert [grade_id(c) for c in after.cells[-2:]] == list(template.SELFCHECK_IDS)
+    moved = nbformat.read(str(copy), 4)
+    moved.cells.insert(3, moved.cells.pop())  # a misplaced or stale self-check cell is put back at the end
+    moved.cells[3].source = "old text"
+    assert refresh(moved) and moved.cells[-1].source == template.SELFCHECK
+
+
+def test_release_collapses_the_helpers_and_keeps_locked_checksums_valid(course):
+    from nbgrader.utils import compute_checksum
+
+    _, src = course
+    nb = student(src)
+    for cell in nb.cells:
+        if grade_id(cell) in COLLAPSED:
+            assert cell.metadata["jupyter"]["source_hidden"] and cell.metadata["cellView"] == "form"
+            assert cell.source.startswith("# @title ")
+        if "checksum" in cell.metadata.get("nbgrader", {}):
+            assert cell.metadata["nbgrader"]["checksum"] == compute_checksum(cell), grade_id(cell)
+    assert nb.metadata["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
+    assert nb.metadata["language_info"]["pygments_lexer"] == "ipython3"
+
+
+def test_the_tamper_scan_never_flags_the_self_check(course):
+    from autograder.assemble import assemble
+    from autograder.tamper import scan
+
+    _, src = course
+    source = nbformat.read(str(src), 4)
+    assert scan(assemble(student(src), source)[0], source) == []
+
+
+def test_the_grader_runs_the_cell_as_a_no_op(course, tmp_path):
+    """A kernel started for a notebook in JupyterLab carries JPY_SESSION_NAME; grading must not start a grader."""
+    tmp, src = course
+    path = tmp_path / "01_tiny.ipynb"
+    nbformat.write(student(src), str(path))
+    script = ("import json, sys\nfrom pathlib import Path\nfrom autograder.check import grade_notebook\n"
+              "r = grade_notebook(Path(sys.argv[1]))\n"
+              "print(json.dumps([c.get('outputs') for c in r.executed.cells if "
+              "c.get('metadata', {}).get('nbgrader', {}).get('grade_id') == 'selfcheck']))")
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), JPY_SESSION_NAME=str(path))
+    env.pop("PTLAB_GRADING", None)
+    done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [[]], "the self-check cell did something while graded"
+
+
+def test_without_the_grader_the_cell_says_the_visible_tests_are_what_runs(capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "autograder" else real(name, *a))
+    monkeypatch.delenv("PTLAB_GRADING", raising=False)
+    exec(compile(template.SELFCHECK, "selfcheck", "exec"), {})
+    assert "visible tests above are what runs" in capsys.readouterr().out
+
+
+def test_in_a_jupyter_kernel_the_cell_shows_the_table(course, tmp_path, monkeypatch):
+    """What JupyterLab does, without a browser: a kernel started with JPY_SESSION_NAME runs the cell."""
+    from nbclient import NotebookClient
+
+    tmp, src = course
+    path = tmp_path / "01_tiny.ipynb"
+    nbformat.write(with_answer(student(src), "ex1_double", "def double(x):\n    return x + x\n"), str(path))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))
+    monkeypatch.setenv("PTLAB_SOURCE_DIR", str(tmp / "notebooks"))
+    monkeypatch.delenv("PTLAB_GRADING", raising=False)
+    runner = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.SELFCHECK)])
+    NotebookClient(runner, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = runner.cells[0].outputs
+    assert not [o for o in outputs if o.get("name") == "stderr" or o.output_type == "error"], outputs
+    shown = [o for o in outputs if o.output_type == "display_data"]
+    html = shown[-1].data["text/html"]
+    assert "as saved at" in html and "Unsaved edits are not graded" in html
+    assert "ex1_double_test" in html and "PASS" in html and "FAIL" in html
+    assert "SECRET_HIDDEN_CHECK" not in json.dumps(outputs), "hidden test code reached the learner's kernel"
+    text = shown[-1].data["text/plain"]
+    assert "PASS  ex1_double_test  2/2" in text and "score 2/5" in text
+
+
+def test_a_plain_kernel_without_a_session_explains_itself(capsys, monkeypatch):
+    from autograder.selfcheck import check_this_notebook
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    check_this_notebook()
+    assert "make check NB=" in capsys.readouterr().out
+
+
+def test_notebook_path_resolves_relative_session_names(tmp_path, monkeypatch):
+    from autograder.selfcheck import notebook_path
+
+    (tmp_path / "a.ipynb").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    assert notebook_path("junior/a.ipynb") == tmp_path / "a.ipynb"
+    assert notebook_path(str(tmp_path / "a.ipynb")) == tmp_path / "a.ipynb"
+    assert notebook_path("missing.ipynb") is None
+
+
+def test_check_cli_still_grades_the_tiny_course_with_the_self_check_cells(course):
+    tmp, src = course
+    done = cli(tmp, "check", str(src), "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["score"] == 5
