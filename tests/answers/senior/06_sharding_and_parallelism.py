@@ -190,6 +190,23 @@ _EX5_SEQUENTIAL = '''def gpipe_forward_backward(stages, x, y, n_micro):
     return total, schedule
 '''
 
+_EX5_TENSOR_LOSS = '''def gpipe_forward_backward(stages, x, y, n_micro):
+    p = len(stages)
+    acts, targets = list(x.chunk(n_micro)), list(y.chunk(n_micro))
+    schedule = []
+    for t in range(n_micro + p - 1):
+        tick = []
+        for s in range(p):
+            i = t - s
+            if 0 <= i < n_micro:
+                acts[i] = stages[s](acts[i])
+                tick.append((s, i))
+        schedule.append(tick)
+    loss = torch.stack([F.mse_loss(o, g) for o, g in zip(acts, targets)]).mean()
+    loss.backward()
+    return loss, schedule  # a tensor, not the float the docstring asks for
+'''
+
 _EX5_ALT = '''def gpipe_forward_backward(stages, x, y, n_micro):
     p = len(stages)
     xs, ys = x.chunk(n_micro), y.chunk(n_micro)
@@ -232,7 +249,8 @@ WRONG = {
     "ex4_tp_dist": [("differentiable all-reduce that sums gradients: W times too large", _EX4_SUM_BACKWARD),
                     ("all-reduces a detached tensor: no gradient reaches the shard", _EX4_DETACHED)],
     "ex5_pipeline": [("sums micro-batch losses instead of averaging", _EX5_SUM_LOSS),
-                     ("no pipelining: one micro-batch at a time", _EX5_SEQUENTIAL)],
+                     ("no pipelining: one micro-batch at a time", _EX5_SEQUENTIAL),
+                     ("returns the loss as a tensor, not a Python float", _EX5_TENSOR_LOSS)],
     "ex6_bubble": [("idle/busy ratio instead of idle fraction", _EX6_RATIO)],
 }
 
