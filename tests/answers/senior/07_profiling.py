@@ -190,6 +190,13 @@ _EX5_ALT = '''def to_device(batch, device):
     return out
 '''
 
+_EX5_IN_PLACE = '''
+def to_device(batch, device):
+    for k, v in batch.items():
+        batch[k] = v.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else v.to(device)
+    return batch
+'''
+
 WRONG = {
     "ex1_regions": [("uses self time for the regions", _EX1_SELF),
                     ("divides by the total of all events", _EX1_ALL_EVENTS)],
@@ -198,7 +205,8 @@ WRONG = {
                        ("returns data / compute instead of a fraction", _EX3_RATIO)],
     "ex4_timer": [("no sync before reading the clock", _EX4_NO_END_SYNC),
                   ("no sync before starting the clock", _EX4_NO_START_SYNC)],
-    "ex5_to_device": [("always pins, which raises without an accelerator", _EX5_ALWAYS_PIN)],
+    "ex5_to_device": [("always pins, which raises without an accelerator", _EX5_ALWAYS_PIN),
+                      ("moves the tensors into the caller's dict and returns it", _EX5_IN_PLACE)],
 }
 
 ALT = {
