@@ -137,7 +137,7 @@ def nt_xent(z1, z2, temperature=0.5):
     sim = z @ z.T / temperature
     keep = ~torch.eye(2 * n, dtype=torch.bool, device=z.device)
     others = sim[keep].view(2 * n, 2 * n - 1)
-    pos = torch.cat([(z1n := z[:n]) * z[n:], z[n:] * z1n]).sum(-1) / temperature
+    pos = (z * z.roll(n, dims=0)).sum(-1) / temperature  # row i against row i + N (mod 2N)
     return (others.logsumexp(dim=1) - pos).mean()
 ''',
     "ex4_kl_div": '''\
