@@ -1,0 +1,411 @@
+"""Known-wrong and alternative answers for senior/14_adapters_routing_and_preferences."""
+
+EX1_WRONG_SCALE_BY_R = '''
+class LoRALinear(nn.Module):
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        self.base = base
+        for p in self.base.parameters():
+            p.requires_grad_(False)
+        self.r, self.alpha, self.scaling = r, alpha, r
+        w = base.weight
+        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, device=w.device, dtype=w.dtype) / math.sqrt(base.in_features))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
+'''
+
+EX1_WRONG_BOTH_ZERO = '''
+class LoRALinear(nn.Module):
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        self.base = base
+        for p in self.base.parameters():
+            p.requires_grad_(False)
+        self.r, self.alpha, self.scaling = r, alpha, alpha / r
+        w = base.weight
+        self.lora_A = nn.Parameter(torch.zeros(r, base.in_features, device=w.device, dtype=w.dtype))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
+'''
+
+EX1_WRONG_NOT_FROZEN = '''
+class LoRALinear(nn.Module):
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        self.base = base
+        self.r, self.alpha, self.scaling = r, alpha, alpha / r
+        w = base.weight
+        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, device=w.device, dtype=w.dtype) / math.sqrt(base.in_features))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
+'''
+
+EX1_ALT = '''
+class LoRALinear(nn.Module):
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        base.requires_grad_(False)
+        self.base = base
+        self.r = r
+        self.alpha = alpha
+        self.scaling = float(alpha) / float(r)
+        self.lora_A = nn.Parameter(base.weight.new_empty(r, base.in_features))
+        self.lora_B = nn.Parameter(base.weight.new_zeros(base.out_features, r))
+        nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
+
+    def forward(self, x):
+        low = F.linear(F.linear(x, self.lora_A), self.lora_B)
+        return self.base(x) + self.scaling * low
+'''
+
+EX2_WRONG_NO_SCALING = '''
+def merge_lora(layer):
+    merged = nn.Linear(layer.base.in_features, layer.base.out_features, bias=layer.base.bias is not None,
+                       device=layer.base.weight.device, dtype=layer.base.weight.dtype)
+    with torch.no_grad():
+        merged.weight.copy_(layer.base.weight + layer.lora_B @ layer.lora_A)
+        if layer.base.bias is not None:
+            merged.bias.copy_(layer.base.bias)
+    return merged
+
+
+def unmerge_lora(merged, layer):
+    out = nn.Linear(merged.in_features, merged.out_features, bias=merged.bias is not None,
+                    device=merged.weight.device, dtype=merged.weight.dtype)
+    with torch.no_grad():
+        out.weight.copy_(merged.weight - layer.lora_B @ layer.lora_A)
+        if merged.bias is not None:
+            out.bias.copy_(merged.bias)
+    return out
+'''
+
+EX2_WRONG_IN_PLACE = '''
+def merge_lora(layer):
+    with torch.no_grad():
+        layer.base.weight += layer.scaling * (layer.lora_B @ layer.lora_A)
+    return layer.base
+
+
+def unmerge_lora(merged, layer):
+    with torch.no_grad():
+        merged.weight -= layer.scaling * (layer.lora_B @ layer.lora_A)
+    return merged
+'''
+
+EX2_ALT = '''
+import copy
+
+
+def merge_lora(layer):
+    merged = copy.deepcopy(layer.base)
+    merged.weight.requires_grad_(True)
+    if merged.bias is not None:
+        merged.bias.requires_grad_(True)
+    with torch.no_grad():
+        merged.weight.addmm_(layer.lora_B, layer.lora_A, alpha=layer.scaling)
+    return merged
+
+
+def unmerge_lora(merged, layer):
+    out = copy.deepcopy(merged)
+    with torch.no_grad():
+        out.weight.addmm_(layer.lora_B, layer.lora_A, alpha=-layer.scaling)
+    return out
+'''
+
+EX3_WRONG_NOT_FROZEN = '''
+def add_lora(model, r, alpha):
+    def swap(parent):
+        for name, child in parent.named_children():
+            if isinstance(child, nn.Linear):
+                setattr(parent, name, LoRALinear(child, r, alpha))
+            else:
+                swap(child)
+
+    swap(model)
+    return model
+
+
+def count_trainable(model):
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+LORA_PARAMS_4096 = 8 * (4096 + 4096)
+FULL_PARAMS_4096 = 4096 * 4096 + 4096
+'''
+
+EX3_WRONG_TOP_LEVEL_ONLY = '''
+def add_lora(model, r, alpha):
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for name, child in model.named_children():
+        if isinstance(child, nn.Linear):
+            setattr(model, name, LoRALinear(child, r, alpha))
+    return model
+
+
+def count_trainable(model):
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+LORA_PARAMS_4096 = 8 * 4096
+FULL_PARAMS_4096 = 4096 * 4096
+'''
+
+EX3_ALT = '''
+def add_lora(model, r, alpha):
+    model.requires_grad_(False)
+    targets = [name for name, mod in model.named_modules() if isinstance(mod, nn.Linear)]
+    for name in targets:
+        parent_name, _, attr = name.rpartition(".")
+        parent = model.get_submodule(parent_name) if parent_name else model
+        parent.register_module(attr, LoRALinear(getattr(parent, attr), r, alpha))
+    return model
+
+
+def count_trainable(model):
+    seen, total = set(), 0
+    for p in model.parameters():
+        if p.requires_grad and id(p) not in seen:
+            seen.add(id(p))
+            total += p.numel()
+    return total
+
+
+LORA_PARAMS_4096 = 2 * 8 * 4096
+FULL_PARAMS_4096 = 4096 * (4096 + 1)
+'''
+
+EX4_WRONG_FULL_SOFTMAX = '''
+def top_k_route(logits, k):
+    probs = torch.softmax(logits, dim=-1)
+    weights, experts = torch.topk(probs, k, dim=-1)
+    return weights, experts
+'''
+
+EX4_WRONG_SMALLEST = '''
+def top_k_route(logits, k):
+    values, experts = torch.topk(logits, k, dim=-1, largest=False)
+    return torch.softmax(values, dim=-1), experts
+'''
+
+EX4_ALT = '''
+def top_k_route(logits, k):
+    order = torch.argsort(logits, dim=-1, descending=True)[..., :k]
+    chosen = torch.gather(logits, -1, order)
+    weights = torch.exp(chosen - chosen.max(dim=-1, keepdim=True).values)
+    return weights / weights.sum(dim=-1, keepdim=True), order
+'''
+
+EX5_WRONG_IGNORES_CAPACITY = '''
+def expert_capacity(n_tokens, n_experts, k, capacity_factor):
+    return int(math.ceil(capacity_factor * n_tokens * k / n_experts))
+
+
+def capacity_mask(experts, n_experts, capacity):
+    return torch.ones_like(experts, dtype=torch.bool)
+'''
+
+EX5_WRONG_TOKEN_MAJOR = '''
+def expert_capacity(n_tokens, n_experts, k, capacity_factor):
+    return int(capacity_factor * n_tokens * k // n_experts)
+
+
+def capacity_mask(experts, n_experts, capacity):
+    N, k = experts.shape
+    flat = experts.reshape(-1)
+    counts = F.one_hot(flat, n_experts).cumsum(dim=0)
+    position = counts.gather(1, flat.unsqueeze(1)).squeeze(1) - 1
+    return (position < capacity).view(N, k)
+'''
+
+EX5_ALT = '''
+def expert_capacity(n_tokens, n_experts, k, capacity_factor):
+    return int(-(-(capacity_factor * n_tokens * k) // n_experts))  # ceiling by floor division of the negative
+
+
+def capacity_mask(experts, n_experts, capacity):
+    N, k = experts.shape
+    keep = torch.zeros(N, k, dtype=torch.bool, device=experts.device)
+    used = torch.zeros(n_experts, dtype=torch.long, device=experts.device)
+    for j in range(k):
+        col = experts[:, j]
+        onehot = F.one_hot(col, n_experts)
+        rank = used[col] + onehot.cumsum(0).gather(1, col[:, None]).squeeze(1) - 1
+        keep[:, j] = rank < capacity
+        used += onehot.sum(0)
+    return keep
+'''
+
+EX6_WRONG_IGNORES_CAPACITY = '''
+def moe_forward(x, router, experts, k, capacity_factor):
+    weights, idx = top_k_route(router(x), k)
+    out = torch.zeros_like(x)
+    for e, expert in enumerate(experts):
+        tokens, slots = torch.nonzero(idx == e, as_tuple=True)
+        if tokens.numel():
+            out = out.index_add(0, tokens, expert(x[tokens]) * weights[tokens, slots].unsqueeze(-1))
+    return out
+'''
+
+EX6_WRONG_NO_GATE = '''
+def moe_forward(x, router, experts, k, capacity_factor):
+    n_experts = len(experts)
+    weights, idx = top_k_route(router(x), k)
+    keep = capacity_mask(idx, n_experts, expert_capacity(x.shape[0], n_experts, k, capacity_factor))
+    out = torch.zeros_like(x)
+    for e, expert in enumerate(experts):
+        tokens, slots = torch.nonzero((idx == e) & keep, as_tuple=True)
+        if tokens.numel():
+            out = out.index_add(0, tokens, expert(x[tokens]) / k)
+    return out
+'''
+
+EX6_ALT = '''
+def moe_forward(x, router, experts, k, capacity_factor):
+    E = len(experts)
+    weights, idx = top_k_route(router(x), k)
+    cap = expert_capacity(x.shape[0], E, k, capacity_factor)
+    gate = weights * capacity_mask(idx, E, cap).to(weights.dtype)  # dropped slots weigh zero
+    combine = torch.zeros(x.shape[0], E, dtype=x.dtype, device=x.device).scatter_add(1, idx, gate)
+    out = x.new_zeros(x.shape)
+    for e in range(E):
+        rows = (combine[:, e] != 0).nonzero().squeeze(1)
+        if len(rows) > 0:
+            out = out + torch.zeros_like(x).index_copy(0, rows, experts[e](x[rows]) * combine[rows, e:e + 1])
+    return out
+'''
+
+EX7_WRONG_NO_E = '''
+def load_balancing_loss(router_logits, experts, n_experts):
+    f = torch.bincount(experts.reshape(-1), minlength=n_experts).to(router_logits.dtype) / experts.numel()
+    P = torch.softmax(router_logits, dim=-1).mean(dim=0)
+    return (f * P).sum()
+'''
+
+EX7_WRONG_GATE_PROBS = '''
+def load_balancing_loss(router_logits, experts, n_experts):
+    f = torch.bincount(experts.reshape(-1), minlength=n_experts).to(router_logits.dtype) / experts.numel()
+    chosen = router_logits.gather(1, experts).softmax(-1)
+    P = torch.zeros_like(router_logits).scatter(1, experts, chosen).mean(dim=0)
+    return n_experts * (f * P).sum()
+'''
+
+EX7_ALT = '''
+def load_balancing_loss(router_logits, experts, n_experts):
+    N, E = router_logits.shape
+    slots = F.one_hot(experts, n_experts).sum(dim=1).to(router_logits.dtype)  # (N, E) slots per token and expert
+    fraction = slots.sum(0) / slots.sum()
+    mean_prob = F.softmax(router_logits, dim=1).sum(0) / N
+    return torch.dot(fraction, mean_prob) * n_experts
+'''
+
+EX8_WRONG_NO_SHIFT = '''
+def sequence_logprobs(logits, tokens, response_mask):
+    logp = F.log_softmax(logits, dim=-1)
+    picked = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    return (picked * response_mask.to(picked.dtype)).sum(dim=-1)
+'''
+
+EX8_WRONG_COUNTS_PROMPT = '''
+def sequence_logprobs(logits, tokens, response_mask):
+    logp = F.log_softmax(logits[:, :-1], dim=-1)
+    return logp.gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1).sum(dim=-1)
+'''
+
+EX8_ALT = '''
+def sequence_logprobs(logits, tokens, response_mask):
+    B, T, V = logits.shape
+    nll = F.cross_entropy(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1), reduction="none").view(B, T - 1)
+    return -torch.where(response_mask[:, 1:], nll, torch.zeros_like(nll)).sum(dim=1)
+'''
+
+EX9_WRONG_NO_REFERENCE = '''
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
+    return -F.logsigmoid(beta * (policy_chosen - policy_rejected)).mean()
+'''
+
+EX9_WRONG_SIGN = '''
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
+    margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
+    return F.logsigmoid(beta * margin).mean()
+'''
+
+EX9_WRONG_BETA_OUTSIDE = '''
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
+    margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
+    return -beta * F.logsigmoid(margin).mean()
+'''
+
+EX9_ALT = '''
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
+    logits = beta * ((policy_chosen - policy_rejected) - (ref_chosen - ref_rejected))
+    return F.softplus(-logits).mean()
+'''
+
+EX10_WRONG_CLIP_ADVANTAGE = '''
+def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
+    ratio = torch.exp(logp_new - logp_old)
+    clipped = ratio * torch.clamp(advantages, 1 - eps, 1 + eps)
+    return -torch.minimum(ratio * advantages, clipped).mean()
+'''
+
+EX10_WRONG_MAX = '''
+def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
+    ratio = torch.exp(logp_new - logp_old)
+    clipped = torch.clamp(ratio, 1 - eps, 1 + eps) * advantages
+    return -torch.maximum(ratio * advantages, clipped).mean()
+'''
+
+EX10_ALT = '''
+def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
+    ratio = (logp_new - logp_old).exp()
+    surrogate = torch.where(advantages >= 0,
+                            torch.clamp(ratio, max=1 + eps) * advantages,
+                            torch.clamp(ratio, min=1 - eps) * advantages)
+    return -surrogate.sum() / surrogate.numel()
+'''
+
+WRONG = {
+    "ex1_lora": [("LoRA scaled by r instead of alpha / r", EX1_WRONG_SCALE_BY_R),
+                 ("A and B both zero: the adapter never trains", EX1_WRONG_BOTH_ZERO),
+                 ("base layer not frozen", EX1_WRONG_NOT_FROZEN)],
+    "ex2_merge": [("merges B A without the alpha / r scaling", EX2_WRONG_NO_SCALING),
+                  ("merges in place into the adapter's own base", EX2_WRONG_IN_PLACE)],
+    "ex3_add_lora": [("leaves the rest of the model trainable", EX3_WRONG_NOT_FROZEN),
+                     ("wraps only the top-level linear layers", EX3_WRONG_TOP_LEVEL_ONLY)],
+    "ex4_router": [("softmax over all experts, then top-k (weights do not sum to 1)", EX4_WRONG_FULL_SOFTMAX),
+                   ("picks the lowest logits", EX4_WRONG_SMALLEST)],
+    "ex5_capacity": [("router that ignores capacity", EX5_WRONG_IGNORES_CAPACITY),
+                     ("token-major priority and a capacity rounded down", EX5_WRONG_TOKEN_MAJOR)],
+    "ex6_moe": [("MoE layer that ignores capacity", EX6_WRONG_IGNORES_CAPACITY),
+                ("expert outputs not weighted by the gate", EX6_WRONG_NO_GATE)],
+    "ex7_aux_loss": [("forgets the n_experts factor", EX7_WRONG_NO_E),
+                     ("P from the top-k gate weights instead of the full softmax", EX7_WRONG_GATE_PROBS)],
+    "ex8_seq_logprobs": [("no shift: logits at t scored against token t", EX8_WRONG_NO_SHIFT),
+                         ("counts the prompt tokens too", EX8_WRONG_COUNTS_PROMPT)],
+    "ex9_dpo": [("DPO without the reference log-probs", EX9_WRONG_NO_REFERENCE),
+                ("wrong sign", EX9_WRONG_SIGN),
+                ("beta outside the log-sigmoid", EX9_WRONG_BETA_OUTSIDE)],
+    "ex10_ppo": [("clips the advantage instead of the ratio", EX10_WRONG_CLIP_ADVANTAGE),
+                 ("max instead of min", EX10_WRONG_MAX)],
+}
+
+ALT = {
+    "ex1_lora": EX1_ALT,
+    "ex2_merge": EX2_ALT,
+    "ex3_add_lora": EX3_ALT,
+    "ex4_router": EX4_ALT,
+    "ex5_capacity": EX5_ALT,
+    "ex6_moe": EX6_ALT,
+    "ex7_aux_loss": EX7_ALT,
+    "ex8_seq_logprobs": EX8_ALT,
+    "ex9_dpo": EX9_ALT,
+    "ex10_ppo": EX10_ALT,
+}
