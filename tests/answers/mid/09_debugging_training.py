@@ -47,6 +47,18 @@ def first_nonfinite_module(model, x):
             return name
     return None
 '''),
+        ("right hooks, but runs the forward with autograd on (builds a graph it never uses)", '''\
+def first_nonfinite_module(model, x):
+    bad = []
+    handles = [m.register_forward_hook(lambda mod, i, o, n=name: bad.append(n) if not torch.isfinite(o).all() else None)
+               for name, m in model.named_modules() if name]
+    try:
+        model(x)
+    finally:
+        for h in handles:
+            h.remove()
+    return bad[0] if bad else None
+'''),
     ],
     "ex3_where_nan": [
         ("the naive torch.where: NaN gradient at x = 0", '''\
