@@ -103,14 +103,14 @@ COLOURS = {"PASS": "#1a7f37", "FAIL": "#cf222e", "TODO": "#9a6700"}
 def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = "") -> str:
     e = html.escape
     cells = "".join(
-        f"<tr><td><code>{e(r['cell'])}</code></td>"
+        f"<tr><td style='text-align:left'><code>{e(r['cell'])}</code></td>"
         f"<td style='color:{COLOURS[r['result']]};font-weight:bold'>{r['result']}</td>"
         f"<td>{e(r['points'])}</td><td style='text-align:left'>{e(r['message'])}</td></tr>"
         for r in rows(report, hints))
     extra = "".join(f"<p style='color:#cf222e'>fault: {e(f)}</p>" for f in report.get("faults", []))
     extra += "".join(f"<p style='color:#9a6700'>flagged for review: {e(f)}</p>" for f in report.get("flags", []))
     return (f"<div class='ptlab-selfcheck'><p><i>{e(saved)}</i></p>"
-            "<table><thead><tr><th>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
+            "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
             f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
             f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p></div>")
 
