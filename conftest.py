@@ -1,6 +1,16 @@
-"""Every kernel the suite starts is pinned to one thread and runs the notebooks' fast mode."""
+"""One pytest session runs the unit tests, the grading contract of every notebook and nbval.
+
+Every kernel the suite starts is pinned to one thread and runs the notebooks' fast mode. Under pytest-xdist
+(`--dist loadgroup`), everything about one notebook (its contract, hints, release checks and its nbval cells)
+is one group on one worker, so the reference run that opens the group fills the reference cache the later
+runs of that notebook read; and the groups go out heaviest first, so the last minutes are not one worker
+running one long notebook while the other waits.
+"""
 
 import os
+from pathlib import Path
+
+import pytest
 
 # Set before any kernel starts: kernels inherit the environment. With pytest-xdist on 2 cores, two kernels
 # with one thread each beat two kernels fighting over both cores.
@@ -9,3 +19,29 @@ for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+
+
+def notebook_of(item) -> Path | None:
+    """The course notebook an item is about: an nbval cell's file, or a test's `source` parameter."""
+    path = Path(str(item.fspath))
+    if path.suffix == ".ipynb":
+        return path
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    source = params.get("source")
+    return source if isinstance(source, Path) else None
+
+
+def weight(notebook: Path) -> int:
+    # A notebook's size follows its number of cells and launches: a proxy for its run time that needs no
+    # timing file to keep up to date.
+    return notebook.stat().st_size if notebook.exists() else 0
+
+
+def pytest_collection_modifyitems(config, items):
+    notebooks = {id(item): notebook_of(item) for item in items}
+    for item in items:
+        nb = notebooks[id(item)]
+        if nb is not None:
+            item.add_marker(pytest.mark.xdist_group(f"{nb.parent.name}/{nb.stem}"))
+    order = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda it: (-weight(notebooks[id(it)]) if notebooks[id(it)] else 0, order[id(it)]))

@@ -24,8 +24,11 @@ from autograder.course import pin_threads, source_notebooks  # noqa: E402
 
 
 
-def run_one(notebook: Path, device: str, out_dir: Path, fast: bool = True, timeout: int = 600) -> dict:
-    """Execute one notebook; return {notebook, seconds, status, cell, error}."""
+def run_one(notebook: Path, device: str, out_dir: Path, fast: bool | None = None, timeout: int = 600) -> dict:
+    """Execute one notebook; return {notebook, seconds, status, cell, error}. fast=None follows PTLAB_FAST
+    (default on), the mode the grader's reference cache is keyed by."""
+    if fast is None:
+        fast = os.environ.get("PTLAB_FAST", "1") == "1"
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 

@@ -1,15 +1,27 @@
 """The grading contract, per source notebook: the reference earns full marks, the student release earns
-nothing, every known-wrong answer fails its test with a message, every alternative correct answer passes."""
+nothing, every known-wrong answer fails its test with a message, every alternative correct answer passes.
+
+The reference is executed once per suite, by the CI runner (papermill, with injected parameters): that run
+proves the runner, earns full marks by nbgrader's rule, and its reports become the reference that the
+blank, wrong and alternative runs of the same notebook are compared with (the root conftest keeps a
+notebook's tests on one worker, reference first).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder import cells
+import torch
+
+from autograder import cells, expected, faults
+from autograder.assemble import assemble
 from autograder.cells import grade_id, kind
 from autograder.check import grade_submission
 from autograder.course import release_path, source_notebooks
 from autograder.lint import lint_notebook
+from autograder.score import score
+from autograder.tamper import scan
+from ci.run_notebooks import run_one
 from tests import answers
 
 NOTEBOOKS = source_notebooks()
@@ -26,12 +38,19 @@ def test_lint(source):
 
 
 @pytest.mark.kernel
-def test_reference_earns_full_marks(source):
-    report = grade_submission(cells.read(source), source, str(source))
-    assert report.max_score > 0
-    assert report.score == report.max_score, _failures(report)
-    assert report.flags == [], f"the reference trips the tamper scan: {report.flags}"
-    assert report.faults == [], f"the reference's run went wrong: {report.faults}"
+def test_reference_runs_under_papermill_and_earns_full_marks(source, tmp_path):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    result = run_one(source, device, tmp_path)
+    assert result["status"] == "ok", f"{result['notebook']} failed at cell {result['cell']}: {result['error']}"
+    executed = cells.read(tmp_path / result["notebook"])
+    injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and f'DEVICE = "{device}"' in injected[0].source, "papermill did not inject the parameters"
+    tests, _ = score(executed)
+    assert tests and all(t.passed for t in tests), [f"{t.grade_id}: {t.message}" for t in tests if not t.passed]
+    assert faults.in_cells(executed) == [], "the reference's run went wrong"
+    source_nb = cells.read(source)
+    assert scan(assemble(source_nb, source_nb)[0], source_nb) == [], "the reference trips the tamper scan"
+    expected.Reference(source).remember(executed)
 
 
 @pytest.mark.kernel

@@ -1,5 +1,6 @@
-"""The CI runner: papermill runs every solved notebook on the CPU with injected parameters, and the CUDA
-pass refuses to run where there is no CUDA."""
+"""The CI runner: the CUDA pass refuses to run where there is no CUDA, and a failure names its notebook and
+cell. (Its CPU run of every solved notebook is the reference run of the grading contract,
+tests/test_notebooks.py.)"""
 
 import json
 import subprocess
@@ -8,21 +9,7 @@ import sys
 import pytest
 import torch
 
-from autograder.course import ROOT, source_notebooks
-from ci.run_notebooks import run_one
-
-NOTEBOOKS = source_notebooks()
-
-
-@pytest.mark.kernel
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[f"{p.parent.name}/{p.stem}" for p in NOTEBOOKS])
-def test_papermill_cpu_run_passes(notebook, tmp_path):
-    result = run_one(notebook, "cpu", tmp_path)
-    assert result["status"] == "ok", f"{result['notebook']} failed at cell {result['cell']}: {result['error']}"
-    executed = json.loads((tmp_path / result["notebook"]).read_text())
-    injected = [c for c in executed["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
-    assert injected and 'DEVICE = "cpu"' in "".join(injected[0]["source"])
-
+from autograder.course import ROOT
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_cuda_pass_fails_loudly_without_cuda(tmp_path):
