@@ -23,6 +23,9 @@ FORBIDDEN = [
     (re.compile(r"set_default_tensor_type"), "set_default_tensor_type is deprecated"),
 ]
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+# Every notebook ends with the self-check cells (template.SELFCHECK_INTRO, template.SELFCHECK). Off until
+# `python -m autograder refresh` has added them to every source notebook; then set True.
+REQUIRE_SELFCHECK = False
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
@@ -67,6 +70,8 @@ def lint_notebook(path: Path) -> list[str]:
         bad("metadata", f"grade_id '{dup}' is used twice")
 
     _lint_fixed_cells(nb, bad)
+    if REQUIRE_SELFCHECK:
+        _lint_selfcheck(nb, bad)
 
     topic_ids = syllabus()
     open_solution: str | None = None
@@ -156,6 +161,14 @@ def _lint_fixed_cells(nb: NotebookNode, bad) -> None:
     nxt = nb.cells[params[0] + 1] if params[0] + 1 < len(nb.cells) else None
     if nxt is None or grade_id(nxt) != "derived" or nxt.source != template.DERIVED:
         bad(f"cell {params[0] + 1}", "the cell after 'parameters' must be the course's derived cell")
+
+
+def _lint_selfcheck(nb: NotebookNode, bad) -> None:
+    from autograder.authoring import selfcheck_cells
+
+    want = [(c.cell_type, c.source, grade_id(c)) for c in selfcheck_cells()]
+    if [(c.cell_type, c.source, grade_id(c)) for c in nb.cells[-2:]] != want:
+        bad("end", "the last two cells must be the course's self-check cells (python -m autograder refresh)")
 
 
 def lint_paths(paths: list[Path] | None = None) -> list[str]:

@@ -340,7 +340,7 @@ def draw(result: dict, png: Path) -> Path:
     bottom.set_ylim(len(TIERS), 0)
     bottom.set_yticks([i + 0.45 for i in range(len(TIERS))], TIERS)
     bottom.set_xticks([])
-    bottom.set_title("syllabus topics (colour: points earned / possible; grey: nothing checked yet)", fontsize=10)
+    bottom.set_title("syllabus topics (colour: points earned / possible; grey: no notebook of yours examines it)", fontsize=10)
     for side in bottom.spines.values():
         side.set_visible(False)
     bar = fig.colorbar(plt.cm.ScalarMappable(cmap=ListedColormap(cmap(range(256)))), ax=[top, bottom],

@@ -151,3 +151,20 @@ def test_check_cli_still_grades_the_tiny_course_with_the_self_check_cells(course
     tmp, src = course
     done = cli(tmp, "check", str(src), "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["score"] == 5
+
+
+def test_the_lint_rule_for_the_self_check_cells(tmp_path, monkeypatch):
+    """Off until the lead refreshes every source notebook; then autograder.lint.REQUIRE_SELFCHECK = True."""
+    from autograder import lint
+
+    some = source_notebooks("junior")[0]
+    copy = tmp_path / "junior" / some.name
+    copy.parent.mkdir()
+    shutil.copy(some, copy)
+    monkeypatch.setattr(lint, "REQUIRE_SELFCHECK", True)
+    refresh_file(copy)
+    assert not [p for p in lint.lint_notebook(copy) if "self-check" in p]
+    nb = nbformat.read(str(copy), 4)
+    nb.cells[-1].source += "\n# edited"
+    nbformat.write(nb, str(copy))
+    assert [p for p in lint.lint_notebook(copy) if "self-check" in p]
