@@ -249,7 +249,7 @@ def progress(work: Path = DEFAULT_DIR, png: Path | None = None, log=None) -> dic
     entries, _, _ = collect(Path(work), log)
     result = summary(entries)
     if png is not None:
-        draw(result, Path(png))
+        draw(result, Path(png), started_topics(entries))
     return result
 
 
@@ -290,8 +290,14 @@ def render_text(entries: list[dict], skipped: list[str], result: dict) -> str:
 
 # -- picture --------------------------------------------------------------------------------------------
 
-def draw(result: dict, png: Path) -> Path:
-    """Tiers x notebooks coloured by score; syllabus topics (per tier) coloured by mastery. Grey: no data."""
+def started_topics(entries: list[dict]) -> set[str]:
+    """Topics examined by at least one notebook the learner has started."""
+    return {t for e in entries if e["status"] != "not started" for c in e["cells"] for t in c.get("topics", [])}
+
+
+def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
+    """Tiers x notebooks coloured by score; syllabus topics (per tier) coloured by mastery. Grey: nothing to
+    show yet (a topic only in notebooks not started, when `attempted` is given)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -333,14 +339,15 @@ def draw(result: dict, png: Path) -> Path:
     for row, tier in enumerate(TIERS):
         for col, tid in enumerate(by_tier[tier]):
             v = result["topics"].get(tid)
-            colour = cmap(v["earned"] / v["max"]) if v and v["max"] else grey
+            shown = v and v["max"] and (attempted is None or tid in attempted)
+            colour = cmap(v["earned"] / v["max"]) if shown else grey
             bottom.add_patch(plt.Rectangle((col, row), 0.94, 0.9, color=colour))
             bottom.text(col + 0.47, row + 0.45, tid, ha="center", va="center", fontsize=6.5, rotation=90)
     bottom.set_xlim(0, twidth)
     bottom.set_ylim(len(TIERS), 0)
     bottom.set_yticks([i + 0.45 for i in range(len(TIERS))], TIERS)
     bottom.set_xticks([])
-    bottom.set_title("syllabus topics (colour: points earned / possible; grey: no notebook of yours examines it)", fontsize=10)
+    bottom.set_title("syllabus topics (colour: points earned / possible; grey: not started)", fontsize=10)
     for side in bottom.spines.values():
         side.set_visible(False)
     bar = fig.colorbar(plt.cm.ScalarMappable(cmap=ListedColormap(cmap(range(256)))), ax=[top, bottom],
@@ -444,7 +451,7 @@ def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
     result = summary(entries)
     if png is not None:
-        draw(result, png)
+        draw(result, png, started_topics(entries))
     print(json.dumps(result) if as_json else render_text(entries, skipped, result))
     return 0
 
