@@ -384,8 +384,10 @@ def dashboard_notebook():
 
     nb = new_notebook(cells=[new_markdown_cell(DASHBOARD_INTRO), new_code_cell(DASHBOARD_CODE)])
     nb.cells[0]["id"], nb.cells[1]["id"] = "progress-intro", "progress-run"
-    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                   "language_info": {"name": "python"}}
+    from autograder.release import KERNELSPEC, LANGUAGE_INFO, stamp_python
+
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO)}  # opens unmodified
+    stamp_python(nb)
     nbformat.validate(nb)
     return nb
 

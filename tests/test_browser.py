@@ -179,6 +179,9 @@ def _loop(lab, page):
     page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)", timeout=20_000)
     _open(page, url, "00_progress.ipynb")
     board = _panel(page, "Your progress")
+    page.wait_for_timeout(1500)
+    assert page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count() == 0, \
+        "the dashboard opened as modified"
     _run_cell(page, board, 1)
     dashboard = board.locator(".ptlab-progress")
     dashboard.wait_for(timeout=120_000)

@@ -153,3 +153,18 @@ def test_workdir_copies_the_release_never_overwrites_and_adds_the_dashboard(tmp_
 def test_stamp_python_sets_the_kernel_version():
     nb = stamp_python({"metadata": {}}, "3.99.1")
     assert nb["metadata"]["language_info"]["version"] == "3.99.1"
+
+
+def test_make_lab_prepares_work_and_switches_off_the_news_prompt_by_a_setting(tmp_path):
+    from autograder.course import ROOT
+    from autograder.labsettings import write_overrides
+
+    target = write_overrides(str(tmp_path))
+    settings = json.loads(target.read_text())
+    assert target.parent.name == "overrides.d", "the user's own overrides.json stays theirs"
+    assert settings["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert settings["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"] <= 30
+    lab = (ROOT / "Makefile").read_text().split("\nlab:", 1)[1].split("\n\n", 1)[0]
+    assert "autograder workdir work" in lab and "autograder lab-settings" in lab
+    assert "00_progress.ipynb" in lab
+    assert "\nprogress:" in (ROOT / "Makefile").read_text()
