@@ -85,6 +85,7 @@ def _kill_leftover(executor) -> None:
             process.wait(timeout=5)
 
 
+@functools.lru_cache(maxsize=1)
 def _sandboxed_manager():
     """A kernel manager whose kernel starts inside autograder.sandbox and talks over unix sockets
     (a kernel without a network cannot reach TCP ports)."""
@@ -104,29 +105,45 @@ def _sandboxed_manager():
     return SandboxedKernelManager
 
 
+def _manager_config(config: Config, manager, scratch: str) -> Config:
+    config = Config(config)
+    # Student code gets a scratch directory of its own as its working directory, never the course tree.
+    config[manager.__name__] = Config(scratch=scratch, transport="ipc", ip=os.path.join(scratch, "kernel-ipc"))
+    return config
+
+
 def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode, list[str]]:
     """Return the executed notebook and the faults of the run: it ended early, or its output was cut."""
     from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
-    from autograder import sandbox
+    from autograder import sandbox, warm
 
     config = Config(course_config())
     if timeout is not None:
         config.Execute.timeout = timeout
+    # A graded kernel has nothing to save: a graceful shutdown only makes the next notebook wait for it.
+    config.Execute.shutdown_kernel = "immediate"
     notes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="ptlab-run-") as scratch:
-        # Student code gets a scratch directory of its own as its working directory, never the course tree.
+    manager = _sandboxed_manager() if sandbox.enabled() else None
+    ready = None
+    if manager is not None and nb.metadata.get("kernelspec", {}).get("name") == "python3":
+        ready = warm.take(lambda scratch: manager(kernel_name="python3",
+                                                  config=_manager_config(config, manager, scratch)))
+    with contextlib.ExitStack() as stack:
+        if ready is not None:
+            scratch = ready.scratch
+            stack.callback(ready.discard)
+        else:
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ptlab-run-"))
         kwargs = {}
-        if sandbox.enabled():
-            manager = _sandboxed_manager()
-            config[manager.__name__] = Config(scratch=scratch, transport="ipc",
-                                              ip=os.path.join(scratch, "kernel-ipc"))
+        if manager is not None:
+            config = _manager_config(config, manager, scratch)
             kwargs["kernel_manager_class"] = manager
         executor = Execute(config=config, **kwargs)
         try:
             with _deadline(NOTEBOOK_TIMEOUT):
-                executor.preprocess(nb, {"metadata": {"path": scratch}})
+                executor.preprocess(nb, {"metadata": {"path": scratch}}, km=ready.km if ready else None)
         except NotebookTimeout as e:
             notes.append(str(e))
         except DeadKernelError:
@@ -134,7 +151,15 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
         except Exception as e:  # nbclient surfaces broken kernels in several ways
             notes.append(f"the run stopped early: {type(e).__name__}")
         finally:
+            if ready is not None and getattr(executor, "kc", None) is not None:
+                with contextlib.suppress(Exception):
+                    executor.kc.stop_channels()
             _kill_leftover(executor)
+        if sandbox.hit_cap(scratch):  # the sandbox stopped a fork loop: that, not "the kernel died", is why
+            from autograder.faults import too_many_processes
+
+            notes = [too_many_processes(sandbox.MAX_TASKS),
+                     *(n for n in notes if not n.startswith(("the kernel died", "the run stopped early")))]
     cut = _cap_outputs(nb)
     if cut:
         notes.append(f"output cut at {MAX_OUTPUT_CHARS // 1000} kB a cell: {', '.join(cut)}")

@@ -1,9 +1,9 @@
 """What went wrong with a run itself, in a few words for the `status` column of grades.csv and `check`'s notes.
 
-A fault is not a wrong answer. It means the run itself failed: a cell stopped at the per-cell time limit, memory
-ran out, the kernel died, the notebook ran out of time, output was cut. The notebook is still scored for the
-cells that ran. A fault explains why the rest earned nothing, so an instructor can tell a crashed
-submission from a wrong one without opening it.
+A fault is not a wrong answer. It means the run itself failed: a cell stopped at the per-cell time limit,
+memory ran out, the kernel died, the notebook ran out of time, output was cut, the sandbox stopped a fork
+loop. The notebook is still scored for the cells that ran. A fault explains why the rest earned nothing, so
+an instructor can tell a crashed submission from a wrong one without opening it.
 
 execute.py reports the faults of the whole run (deadline, dead kernel, cut output); this module reads the
 faults that single cells left in their outputs.
@@ -19,6 +19,11 @@ from autograder.cells import grade_id
 TIMEOUT_NAMES = ("CellTimeoutError", "KeyboardInterrupt")
 # Python's own MemoryError, and torch's allocator failing under the sandbox's memory cap.
 MEMORY_HINTS = ("can't allocate memory", "out of memory")
+
+
+def too_many_processes(cap: int) -> str:
+    """The fault of a run the sandbox stopped: it had `cap` processes and threads at once (a fork loop)."""
+    return f"too many processes: the run reached the cap of {cap} processes and threads, and was stopped"
 
 
 def where(cell: NotebookNode, index: int) -> str:

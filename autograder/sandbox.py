@@ -6,16 +6,25 @@ The grading process probes what the OS offers once and says so with `--fence` (s
 start costs no probe of its own.
 
 - resource limits (memory, CPU time, file size), inherited by every process the kernel starts;
-- where `unshare` can make user, mount and network namespaces: no network (only a loopback for
-  distributed exercises), the course sources, tests, answers and the grader's cache hidden, the whole file system read-only
-  but for the scratch directory, the kernel's runtime directory and a private /dev/shm.
+- where `unshare` can make user, mount, network and PID namespaces (the fence):
+  - a PID namespace whose init (`INIT`, a few lines of Python) starts the kernel and ends with it: when
+    the kernel exits, or the grader kills it, every process in the namespace dies with it, however it
+    detached (new session, double fork, daemon);
+  - a cap of `MAX_TASKS` processes and threads (RLIMIT_NPROC, counted inside the namespace): a fork loop
+    fails there, and the init stops the whole run and leaves a mark the grader turns into a status;
+  - a file system built from an allow-list on an empty tmpfs: the Python environment (sys.prefix,
+    sys.base_prefix), system libraries (/usr and the merged-usr links), a few files of /etc, /dev
+    basics, a private /tmp and /dev/shm, /proc of its own namespace and, writable, its scratch directory.
+    Nothing else exists in there: not the course, not the class's hand-ins, grades or feedback;
+  - no network (a private loopback only, for distributed exercises), and System V IPC of its own;
+  - the kernel runs without capabilities (no_new_privs); when the grader runs as root, the kernel runs as
+    an unprivileged host user (`SANDBOX_UID`), so that the process cap applies to it.
 
 Where a mechanism is missing the kernel still runs, and grading says so once (see `status()`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import resource
@@ -23,49 +32,76 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
-
-from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
 
 MEMORY_BYTES = int(float(os.environ.get("PTLAB_MEM_LIMIT_GB", "6")) * 2**30)
 CPU_SECONDS = int(os.environ.get("PTLAB_CPU_LIMIT_S", "900"))
 FILE_BYTES = 512 * 2**20
-HIDDEN = [SOURCE_DIR, ROOT / "tests", ROOT.parent / "shared", CACHE_DIR]
+# Processes and threads of one kernel, all told: a distributed exercise (torchrun and a few ranks, each with
+# torch's and gloo's threads) uses well under 100.
+MAX_TASKS = int(os.environ.get("PTLAB_MAX_TASKS", "256"))
+# When the grader runs as root, the kernel runs as this host user (uid 1000 inside its namespace).
+SANDBOX_UID = int(os.environ.get("PTLAB_SANDBOX_UID", "1234567"))
+INNER_UID = 1000
+CAP_MARK = ".ptlab-too-many-processes"  # left in the scratch directory by the init that stopped a fork loop
+NEW_ROOT = ".ptlab-root"  # the mount point of the kernel's file system, inside the scratch directory
+ETC = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts", "localtime",
+       "alternatives", "ssl", "fonts", "mime.types"]
+DEVICES = ["null", "zero", "full", "random", "urandom", "tty"]
 
 
 def enabled() -> bool:
     return os.environ.get("PTLAB_SANDBOX", "1") != "0"
 
 
+def _as_root() -> bool:
+    return os.geteuid() == 0
+
+
 @functools.lru_cache(maxsize=1)
 def namespaces_work() -> bool:
+    """One real fenced start of a trivial command: it must find itself in a PID namespace, under the
+    process cap, in a file system without the course, and able to write its scratch directory."""
     if not shutil.which("unshare"):
         return False
-    probe = subprocess.run(["unshare", "-rnm", "--propagation", "private", "sh", "-c",
-                            "mount -t tmpfs none /mnt 2>/dev/null || mount -t tmpfs none /tmp"],
-                           capture_output=True)
-    return probe.returncode == 0
+    here = str(Path(__file__).resolve().parent)
+    check = ("import os, resource\n"
+             "ok = os.getppid() == 1 and len([p for p in os.listdir('/proc') if p.isdigit()]) == 2\n"
+             f"ok = ok and not os.path.exists({here!r})\n"
+             f"ok = ok and resource.getrlimit(resource.RLIMIT_NPROC)[0] == {MAX_TASKS}\n"
+             "open('probe', 'w').write('ok')\n"
+             "raise SystemExit(0 if ok else 3)\n")
+    with tempfile.TemporaryDirectory(prefix="ptlab-probe-") as scratch:
+        try:
+            done = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--scratch", scratch,
+                                   "--fence", "--", sys.executable, "-I", "-S", "-c", check],
+                                  capture_output=True, timeout=60, cwd=str(Path(here).parent))
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return done.returncode == 0
 
 
 def status() -> str:
     if not enabled():
         return "sandbox off (PTLAB_SANDBOX=0)"
     if namespaces_work():
-        return "sandbox: resource limits, no network, sources hidden, read-only file system"
-    return "sandbox: resource limits only (unshare with user namespaces is not available here)"
+        return (f"sandbox: resource limits, at most {MAX_TASKS} processes and threads, nothing outlives its "
+                "kernel (PID namespace), no network, and a file system of the Python environment and its "
+                "scratch directory only")
+    return ("sandbox: resource limits only (unshare with user, mount, network and PID namespaces is not "
+            "available here): no process cap, processes a submission detaches may outlive it, and student "
+            "code can read whatever this user can, other hand-ins included")
 
 
-@functools.lru_cache(maxsize=1)
-def _cache_exists() -> None:
-    """Once per grading process, before its first kernel: a directory that does not exist cannot be hidden,
-    and a reference run that created it later would write where an already running kernel could read."""
-    with contextlib.suppress(OSError):
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+def hit_cap(scratch: str | Path) -> bool:
+    """Whether the sandbox stopped this run for starting too many processes or threads."""
+    return (Path(scratch) / CAP_MARK).exists()
 
 
 def launcher(scratch: str, runtime: str) -> list[str]:
     """The command that wraps a kernel command (after its `--`) to start it inside the sandbox."""
-    _cache_exists()
     return [sys.executable, "-m", "autograder.sandbox", "--scratch", scratch, "--runtime", runtime,
             *(["--fence"] if namespaces_work() else []), "--"]
 
@@ -78,36 +114,184 @@ def _limit() -> None:
         resource.setrlimit(what, (cap, cap))
 
 
-def fence_script(scratch: Path, writable: list[Path]) -> str:
+# PID 1 of the kernel's namespace: starts the kernel (PID 2) under the process cap, without capabilities
+# (as INNER_UID when that is given), reaps orphans, and exits with the kernel, which takes every process of
+# the namespace down. It ignores the grader's interrupts (they reach the kernel through its process group).
+INIT = r'''
+import ctypes, os, resource, signal, sys
+cap, uid, mark, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+os.environ.pop("JPY_PARENT_PID", None)  # the kernel's parent is this init: ipykernel must not poll for it
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+kernel = os.fork()
+if kernel == 0:
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+        libc = ctypes.CDLL(None, use_errno=True)
+        for c in range(64):
+            libc.prctl(24, c, 0, 0, 0)  # PR_CAPBSET_DROP: the kernel execs without capabilities
+        if uid >= 0:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no set-uid way back
+        os.execvp(cmd[0], cmd)
+    finally:
+        os._exit(127)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def tasks():
+    n = 0
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                n += len(os.listdir("/proc/" + p + "/task"))
+            except OSError:
+                pass
+    return n
+
+
+while True:
+    signal.sigtimedwait({signal.SIGCHLD}, 0.2)
+    while True:
+        try:
+            pid, st = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == 0:
+            break
+        if pid == kernel:
+            code = os.waitstatus_to_exitcode(st)
+            os._exit(code if code >= 0 else 128 - code)
+    if tasks() >= cap - 3:
+        with open(mark, "w") as f:
+            f.write(str(cap))
+        os._exit(125)
+'''
+
+
+def _allowed() -> list[Path]:
+    """What the kernel's file system holds besides /dev, /proc, /tmp and its scratch directory, read-only."""
+    paths = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")]
+    paths += [Path("/etc") / name for name in ETC]
+    interpreter = os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))
+    paths += [Path(prefix) for prefix in sorted({sys.prefix, sys.base_prefix, interpreter})]
+    return [p for p in paths if os.path.lexists(p)]
+
+
+def fence_script(scratch: Path) -> str:
+    """Builds the kernel's file system on an empty tmpfs (an allow-list), enters it, and starts the init."""
     q = shlex.quote
+    root = scratch / NEW_ROOT
+    r = q(str(root))
+
+    def inside(p: Path | str) -> str:
+        return q(str(root) + str(p))
+
     lines = ["set -e", "ip link set lo up 2>/dev/null || true",
-             # read-only everything, then reopen the few places a kernel must write
-             "mount --rbind / / 2>/dev/null || true",
-             "mount -o remount,bind,ro / 2>/dev/null || true"]
-    for w in [scratch, *writable]:
-        if w.exists():
-            lines += [f"mount --bind {q(str(w))} {q(str(w))}", f"mount -o remount,bind,rw {q(str(w))}"]
-    lines.append("mount -t tmpfs -o size=1g none /dev/shm 2>/dev/null || true")
-    for h in HIDDEN:
-        if h.exists():
-            lines.append(f"mount -t tmpfs -o size=1m,ro none {q(str(h))}")
-    lines.append(f"cd {q(str(scratch))}")  # re-enter the scratch directory through the new mounts
-    lines.append('exec "$@"')
+              f"mount -t tmpfs -o size=1m,mode=755,nosuid,nodev none {r}",
+              f"mkdir -p {inside('/proc')} {inside('/dev/shm')} {inside('/tmp')} {inside('/sys')}",
+              f"mount -t proc -o nosuid,nodev,noexec proc {inside('/proc')}",
+              f"mount -t sysfs -o ro,nosuid,nodev,noexec sysfs {inside('/sys')} 2>/dev/null || true",
+              f"mount -t tmpfs -o size=1g,mode=1777,nosuid,nodev none {inside('/dev/shm')}",
+              f"mount -t tmpfs -o size=256m,mode=1777,nosuid,nodev none {inside('/tmp')}"]
+    for dev in DEVICES:
+        if os.path.exists(f"/dev/{dev}"):
+            lines += [f"touch {inside('/dev/' + dev)}", f"mount --bind /dev/{dev} {inside('/dev/' + dev)}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        lines.append(f"ln -s {target} {inside('/dev/' + name)}")
+    for p in _allowed():
+        if p.is_symlink() and p.parent == Path("/"):  # merged /usr: /bin -> usr/bin
+            lines += [f"ln -s {q(os.readlink(p))} {inside(p)}"]
+        elif p.is_dir():
+            lines += [f"mkdir -p {inside(p)}", f"mount --rbind {q(str(p))} {inside(p)}",
+                      f"mount -o remount,bind,ro,nosuid,nodev {inside(p)}"]
+        elif p.exists():
+            lines += [f"mkdir -p {inside(p.parent)}", f"touch {inside(p)}",
+                      f"mount --bind {q(str(p))} {inside(p)}",
+                      f"mount -o remount,bind,ro,nosuid,nodev {inside(p)}"]
+    lines += [f"mkdir -p {inside(scratch)}", f"mount --bind {q(str(scratch))} {inside(scratch)}",
+              f"mount -o remount,bind,nosuid,nodev {inside(scratch)}",
+              f"mount -o remount,bind,ro,nosuid,nodev {r}",
+              # enter the new root; the old one, stacked on top by pivot_root, is detached
+              f"cd {r}", "pivot_root . .", "umount -l .",
+              f"cd {q(str(scratch))}",
+              'exec "$@"']
     return "\n".join(lines)
+
+
+def _map_users(pid: int, ready_w: int) -> None:
+    """In a helper process: once `pid` is in its new user namespace, map its root to ours (to build the
+    file system) and INNER_UID to SANDBOX_UID (the kernel), then tell the waiting script."""
+    own = os.readlink("/proc/self/ns/user")
+    deadline = time.monotonic() + 20
+    try:
+        while os.readlink(f"/proc/{pid}/ns/user") == own:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.002)
+        for name in ("uid_map", "gid_map"):
+            with open(f"/proc/{pid}/{name}", "w") as f:
+                f.write(f"0 0 1\n{INNER_UID} {SANDBOX_UID} 1\n")
+        os.write(ready_w, b"ok\n")
+    except OSError:
+        return
+
+
+def _fence(scratch: Path, cmd: list[str]) -> list[str]:
+    root = _as_root()
+    uid = SANDBOX_UID if root else os.getuid()
+    (scratch / NEW_ROOT).mkdir(exist_ok=True)
+    if root:
+        os.chown(scratch, uid, uid)
+    # The kernel reads its connection file (in the runtime directory, or a temporary file of nbclient's) from
+    # its scratch directory: neither of those is in its view.
+    for i, arg in enumerate(cmd):
+        if os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg):
+            copy = scratch / f".ptlab-{os.path.basename(arg)}"
+            shutil.copyfile(arg, copy)
+            os.chmod(copy, 0o600)
+            if root:
+                os.chown(copy, uid, uid)
+            cmd[i] = str(copy)
+    init = [sys.executable, "-I", "-S", "-c", INIT, str(MAX_TASKS), str(INNER_UID if root else -1),
+            str(scratch / CAP_MARK), *cmd]
+    script = ["sh", "-c", fence_script(scratch), "sandbox"]
+    flags = ["--map-root-user"]
+    if root:
+        ready_r, ready_w = os.pipe()
+        me = os.getpid()
+        helper = os.fork()
+        if helper == 0:  # double fork: the helper must not stay our child once we exec unshare
+            try:
+                if os.fork() == 0:
+                    os.close(ready_r)
+                    _map_users(me, ready_w)
+            finally:
+                os._exit(0)
+        os.waitpid(helper, 0)
+        os.close(ready_w)
+        os.set_inheritable(ready_r, True)
+        flags = ["--user"]
+        # Wait until the helper has mapped the namespace's users, then start the script: a process exec'd
+        # before the mapping exists holds no capabilities in the namespace.
+        script = ["sh", "-c", f'read -r _ <&{ready_r} && exec {ready_r}<&- && exec "$@"', "sandbox", *script]
+    return ["unshare", *flags, "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+            "--propagation", "private", *script, *init]
 
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
     scratch = Path(opts[opts.index("--scratch") + 1])
-    runtime = Path(opts[opts.index("--runtime") + 1]) if "--runtime" in opts else None
     os.environ.update(TMPDIR=str(scratch), MPLCONFIGDIR=str(scratch / ".mpl"),
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
     _limit()
     if "--fence" in opts:
-        script = fence_script(scratch, [p for p in [runtime] if p])
-        cmd = ["unshare", "-rnm", "--propagation", "private", "sh", "-c", script, "sandbox", *cmd]
+        cmd = _fence(scratch, cmd)
     # The learner's output travels over the kernel's sockets. What the kernel process itself writes to its
     # stdout/stderr (its own errors when the grader ends a run early) is noise in the grader's terminal.
     terminal = os.dup(2)
