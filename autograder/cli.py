@@ -81,7 +81,7 @@ def cmd_grade(args) -> int:
     try:
         return grade_class(Path(args.submitted), workers=args.workers, out=Path(args.out),
                            feedback=Path(args.feedback) if args.feedback else None,
-                           gradebook=args.gradebook, timeout=args.timeout)
+                           gradebook=args.gradebook, timeout=args.timeout, scheduler=args.scheduler)
     except GradingInputError as e:
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
@@ -176,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--feedback", default=None, help="write feedback HTML per student here")
     p.add_argument("--gradebook", default=None, help="also record grades in this nbgrader gradebook (sqlite:///...)")
     p.add_argument("--timeout", type=int, default=None)
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="grade on a Dask cluster: tcp://HOST:PORT or a scheduler file (one task per notebook; "
+                        "--workers is then the cluster's business)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("lint", help="check the notebook conventions")

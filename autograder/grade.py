@@ -67,13 +67,14 @@ def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, f
 
 
 
-def grade_one(job: Job, feedback_dir: str | None, timeout: int | None) -> dict:
-    """Runs in a worker. Never raises: every failure becomes a status."""
+def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, references: dict | None = None) -> dict:
+    """Runs in a worker. Never raises: every failure becomes a status. `references`: reference reports
+    computed by the grading process (cluster.py), by cache key; without them, the local cache as in `check`."""
     from autograder import faults
     from autograder.check import grade_notebook
 
     try:
-        report = grade_notebook(job.path, timeout=timeout)
+        report = grade_notebook(job.path, timeout=timeout, references=references)
     except GradingInputError as e:
         return _row(job.student, job.tier, job.path, status=str(e).split(": ", 1)[-1][:120])
     except Exception as e:  # a crashing kernel or a broken notebook must not stop the batch
@@ -126,8 +127,21 @@ def _write_csv(out: Path, rows: list[dict]) -> None:
     os.replace(tmp, out)
 
 
+def _grade_locally(todo: list[Job], workers: int, feedback: Path | None, timeout: int | None):
+    """Rows as this machine's process pool finishes them."""
+    threads = max(1, (os.cpu_count() or 2) // max(1, workers))
+    # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
+    # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
+        futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
+        for fut in as_completed(futures):
+            yield fut.result()
+
+
 def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"), feedback: Path | None = None,
-                gradebook: str | None = None, timeout: int | None = None) -> int:
+                gradebook: str | None = None, timeout: int | None = None, scheduler: str | None = None) -> int:
+    """Grades locally in a process pool, or with `scheduler` (a Dask address) one task per notebook on a
+    cluster (cluster.py); either way this process alone writes the CSV and the gradebook."""
     from tqdm import tqdm
 
     from autograder import sandbox
@@ -146,15 +160,15 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     rows = {**{(r["student"], r["assignment"], r["notebook"]): r for r in strays}, **done}
     if done:
         print(f"resuming: {len(done)} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
-    threads = max(1, (os.cpu_count() or 2) // max(1, workers))
-    # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
-    # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
-    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
-        futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
-        for fut in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="nb", file=sys.stderr):
-            row = fut.result()
-            rows[(row["student"], row["assignment"], row["notebook"])] = row
-            _write_csv(out, list(rows.values()))
+    if scheduler:
+        from autograder.cluster import grade_on_cluster
+
+        results = grade_on_cluster(scheduler, todo, feedback, timeout)
+    else:
+        results = _grade_locally(todo, workers, feedback, timeout)
+    for row in tqdm(results, total=len(todo), desc="grading", unit="nb", file=sys.stderr):
+        rows[(row["student"], row["assignment"], row["notebook"])] = row
+        _write_csv(out, list(rows.values()))
     _write_csv(out, list(rows.values()))
     records = gradebook_records(rows.values())
     if gradebook and records:

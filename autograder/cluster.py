@@ -1,0 +1,159 @@
+"""Class grading on a Dask cluster: `python -m autograder grade SUBMITTED --scheduler tcp://HOST:PORT`.
+
+One task per notebook, graded on a worker by the same `grade_one` as a local run (so in the worker's own
+sandboxed kernels); rows come back to this process, which alone writes grades.csv, the feedback and the
+gradebook (grade.grade_class, shared with the local path). A worker needs the course checkout and the
+environment, nothing else: each task carries the notebook's bytes, and the reference reports, which this
+process computes (or reads from its cache) once per source notebook before submitting anything.
+
+Retries: when a worker dies, the scheduler gives its running task to another worker. Each task counts its
+own starts on the scheduler (its metadata), so a notebook whose grading has already taken down two workers
+gets a status instead of a third try. A scheduler configured to give up sooner (`allowed-failures`) raises
+KilledWorker here, and the notebook is resubmitted under the same count.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from autograder.course import GradingInputError
+from autograder.grade import Job, _row, grade_one
+
+ATTEMPTS = "ptlab-grading-starts"  # scheduler metadata: {run: {job: starts}}
+MAX_STARTS = 2
+WINDOW = 64  # tasks in flight at least
+KILLED = f"killed {MAX_STARTS} grading workers; not retried"
+
+
+def connect(address: str):
+    """A client of a running scheduler: an address (tcp://HOST:PORT), or a scheduler file (dask-jobqueue and
+    `dask scheduler --scheduler-file` write one)."""
+    from distributed import Client
+
+    if Path(address).is_file():
+        return Client(scheduler_file=address, timeout="60s")
+    return Client(address, timeout="60s")
+
+
+def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dict]:
+    """For each job, {cache key: reports} of its source notebook, computed here once per source (from the
+    cache when this machine has them). A job whose source is unknown or whose reference fails gets none: its
+    worker meets the same error and reports it as a local run would."""
+    import os
+
+    from autograder import cells, expected
+    from autograder.check import GRADING_ENV
+
+    os.environ[GRADING_ENV] = "1"  # the reference runs as it does inside a grading worker
+    by_source: dict[Path, dict] = {}
+    out = {}
+    for job in jobs:
+        try:
+            source = cells.find_source(job.path, cells.read(job.path))
+        except GradingInputError:
+            out[job] = {}
+            continue
+        if source not in by_source:
+            ref = expected.Reference(source)
+            try:
+                by_source[source] = {ref.file.stem: ref.reports(cells.read(source), timeout)}
+            except GradingInputError:
+                by_source[source] = {}
+        out[job] = by_source[source]
+    return out
+
+
+def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: bool, timeout: int | None,
+             references: dict, run: str, job_id: str) -> tuple[dict, str | None]:
+    """Runs on a worker: grade one notebook from its bytes in a scratch folder laid out as nbgrader's.
+    Returns the row and the feedback HTML (written by the grading process, not here)."""
+    from distributed import get_client
+
+    with tempfile.TemporaryDirectory(prefix="ptlab-grade-") as tmp:
+        path = Path(tmp) / "submitted" / student / tier / name
+        path.parent.mkdir(parents=True)
+        path.write_bytes(data)
+        client = get_client()
+        starts = client.get_metadata([ATTEMPTS, run, job_id], 0)
+        if starts >= MAX_STARTS:
+            return _row(student, tier, path, status=KILLED), None
+        client.set_metadata([ATTEMPTS, run, job_id], starts + 1)
+        feedback = Path(tmp) / "feedback" if want_feedback else None
+        row = grade_one(Job(student, tier, path), str(feedback) if feedback else None, timeout, references)
+        html = feedback / student / tier / f"{path.stem}.html" if feedback else None
+        return row, (html.read_text(encoding="utf-8") if html and html.exists() else None)
+
+
+def _write_feedback(feedback: Path, job: Job, html: str) -> None:
+    path = feedback / job.student / job.tier / f"{job.path.stem}.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _workers_status(client) -> str:
+    def probe() -> str:
+        from autograder import sandbox
+
+        return sandbox.status()
+
+    try:
+        seen = client.run(probe)
+    except Exception as e:  # a worker that cannot import the course: its tasks will say so
+        return f"workers not probed ({type(e).__name__})"
+    kinds = sorted(set(seen.values()))
+    return f"{len(seen)} worker(s); on the workers: " + " | ".join(kinds) if seen else "no workers yet (waiting)"
+
+
+def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeout: int | None):
+    """Rows as the cluster finishes them; feedback files are written here as each row arrives."""
+    from distributed import KilledWorker, as_completed
+
+    if not todo:
+        return
+    references = references_for(todo, timeout)
+    run = uuid.uuid4().hex[:12]
+    with connect(address) as client:
+        print(f"cluster {address}: {_workers_status(client)}", file=sys.stderr)
+        jobs = {}
+
+        def submit(job: Job, attempt: int):
+            job_id = f"{job.student}/{job.tier}/{job.path.name}"
+            key = f"ptlab-grade-{run}-{job.student}-{job.tier}-{job.path.stem}-{attempt}"
+            fut = client.submit(run_task, job.student, job.tier, job.path.name, job.path.read_bytes(),
+                                feedback is not None, timeout, references[job], run, job_id, key=key, pure=False)
+            jobs[fut.key] = (job, job_id, attempt)
+            return fut
+
+        # A bounded window in flight: each task carries its notebook's bytes, and a class can be 40,000 of them.
+        window = max(WINDOW, 4 * sum(client.nthreads().values()))
+        queue = iter(todo)
+        pending = as_completed([submit(job, 0) for job in itertools.islice(queue, window)])
+        try:
+            for fut in pending:
+                for job in itertools.islice(queue, 1):
+                    pending.add(submit(job, 0))
+                job, job_id, attempt = jobs.pop(fut.key)
+                try:
+                    row, html = fut.result()
+                except KilledWorker:  # the scheduler gave up on it (its allowed-failures): our own count decides
+                    if client.get_metadata([ATTEMPTS, run, job_id], 0) < MAX_STARTS:
+                        pending.add(submit(job, attempt + 1))
+                        continue
+                    row, html = _row(job.student, job.tier, job.path, status=KILLED), None
+                except Exception as e:  # a task that could not run at all must not stop the batch
+                    row, html = _row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
+                fut.release()
+                if html and feedback:
+                    _write_feedback(feedback, job, html)
+                yield row
+        finally:
+            try:
+                client.set_metadata([ATTEMPTS, run], {})  # the counts are this run's only
+            except Exception:
+                pass
