@@ -67,6 +67,13 @@ def _row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, f
 
 
 
+def _worker_init(threads: int) -> None:
+    from autograder import warm
+
+    pin_threads(threads)
+    warm.enable()  # a worker grades notebook after notebook: the next kernel starts while one runs
+
+
 def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, references: dict | None = None) -> dict:
     """Runs in a worker. Never raises: every failure becomes a status. `references`: reference reports
     computed by the grading process (cluster.py), by cache key; without them, the local cache as in `check`."""
@@ -132,7 +139,7 @@ def _grade_locally(todo: list[Job], workers: int, feedback: Path | None, timeout
     threads = max(1, (os.cpu_count() or 2) // max(1, workers))
     # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
     # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
-    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=_worker_init, initargs=(threads,)) as pool:
         futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
         for fut in as_completed(futures):
             yield fut.result()
