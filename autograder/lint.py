@@ -25,7 +25,7 @@ FORBIDDEN = [
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 # Every notebook ends with the self-check cells (template.SELFCHECK_INTRO, template.SELFCHECK). Off until
 # `python -m autograder refresh` has added them to every source notebook; then set True.
-REQUIRE_SELFCHECK = False
+REQUIRE_SELFCHECK = True
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
