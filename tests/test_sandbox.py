@@ -1,7 +1,9 @@
-"""Student code runs fenced in: no network, no course sources, a read-only file system but for its
-scratch directory, and capped memory. Where the OS lacks namespaces, only the limits apply."""
+"""Student code runs fenced in: no network, a file system of the Python environment and its scratch directory
+only, a PID namespace of its own, a cap on processes, and capped memory. Where the OS lacks namespaces,
+only the limits apply. (tests/test_isolation.py tries the same as a hostile class would.)"""
 
 import json
+import sys
 
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -32,6 +34,16 @@ try:
     bytearray(20 * 2**30); r["huge_alloc"] = True
 except MemoryError:
     r["huge_alloc"] = False
+import resource
+r["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+r["parent"] = os.getppid()
+r["nproc"] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+r["root"] = sorted(os.listdir("/"))
+r["course_visible"] = any(os.path.exists(p) for p in {[str(ROOT / "autograder"), str(ROOT / "README.md")]!r})
+r["shared_visible"] = os.path.exists({str(ROOT.parent / "shared")!r})
+r["capabilities"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
+import torch
+r["torch"] = float(torch.ones(3).sum())
 print(json.dumps(r))
 '''
 
@@ -65,3 +77,22 @@ def test_no_network_no_sources_read_only_course(probe):
 
 def test_status_says_what_is_enforced():
     assert sandbox.status().startswith("sandbox")
+
+
+@pytest.mark.skipif(not sandbox.namespaces_work(), reason="no user namespaces here: limits only")
+def test_own_pid_namespace_allow_listed_file_system_capped_processes(probe):
+    assert probe["parent"] == 1, "the kernel's parent is the init of its own PID namespace"
+    assert probe["pids"] == [1, max(probe["pids"])], f"the kernel sees other processes: {probe['pids']}"
+    assert probe["nproc"] == sandbox.MAX_TASKS
+    assert probe["course_visible"] is False and probe["shared_visible"] is False
+    allowed = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "dev", "proc", "sys", "tmp",
+               *(p.split("/")[1] for p in (sys.prefix, sys.base_prefix))}
+    assert set(probe["root"]) <= allowed, probe["root"]
+    assert int(probe["capabilities"], 16) == 0, "the kernel holds capabilities"
+    assert probe["torch"] == 3.0, "the Python environment works in there"
+
+
+def test_the_process_cap_is_worded_as_a_fault():
+    from autograder.faults import status, too_many_processes
+
+    assert status([too_many_processes(256)]).startswith("too many processes: ")
