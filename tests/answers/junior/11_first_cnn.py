@@ -1,6 +1,16 @@
 """Known-wrong and alternative answers for notebooks/junior/11_first_cnn.ipynb."""
 
 WRONG = {
+    "ex7_stack_out": [
+        ("gives MaxPool2d(k) a stride of 1",
+         "def stack_out(h, layers):\n    for layer in layers:\n        if layer[0] == 'conv':\n"
+         "            _, k, s, p = layer\n            h = (h + 2 * p - k) // s + 1\n        else:\n"
+         "            h = h - layer[1] + 1\n    return h\n"),
+        ("forgets the padding",
+         "def stack_out(h, layers):\n    for layer in layers:\n        if layer[0] == 'conv':\n"
+         "            _, k, s, p = layer\n            h = (h - k) // s + 1\n        else:\n"
+         "            h = h // layer[1]\n    return h\n"),
+    ],
     "ex1_predict_shapes": [
         ("off by one: forgets the + 1 of the output-size formula", '''
 SHAPES = dict.fromkeys("ABCDEF")
@@ -198,6 +208,12 @@ for _epoch in range(EPOCHS):
 }
 
 ALT = {
+    "ex7_stack_out": (
+        "def stack_out(h, layers):\n    # let PyTorch do the arithmetic on the meta device: no data, only shapes\n"
+        "    mods = [nn.Conv2d(1, 1, l[1], stride=l[2], padding=l[3], device='meta') if l[0] == 'conv'\n"
+        "            else nn.MaxPool2d(l[1]) for l in layers]\n"
+        "    return int(nn.Sequential(*mods)(torch.empty(1, 1, h, h, device='meta')).shape[-1])\n"
+    ),
     "ex1_predict_shapes": '''
 SHAPES = {"A": [4, 16, 30, 30], "B": [4, 16, 32, 32], "C": [4, 8, 16, 16],
           "D": [4, 3, 16, 16], "E": [4, 4, 28, 28], "F": [4, 3, 15, 15]}
