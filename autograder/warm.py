@@ -74,7 +74,7 @@ def _start(make_manager) -> None:
     scratch = tempfile.mkdtemp(prefix="ptlab-run-")
     try:
         km = make_manager(scratch)
-        asyncio.run(km.start_kernel())
+        asyncio.run(km.start_kernel(cwd=scratch))  # as nbclient starts it: in its scratch directory
     except Exception:
         shutil.rmtree(scratch, ignore_errors=True)
         return  # the notebook will start its own kernel, as without warming
@@ -86,9 +86,11 @@ def _start(make_manager) -> None:
         kc.load_connection_info(km.get_connection_info())
         kc.start_channels()
         try:
-            kc.wait_for_ready(timeout=60)
-            kc.execute(PRELOAD, silent=True, store_history=False)
-            kc.get_shell_msg(timeout=60)
+            # No wait_for_ready: a client without its manager would take a heartbeat not yet beating for a
+            # dead kernel. The request waits in the socket until the kernel is up.
+            msg_id = kc.execute(PRELOAD, silent=True, store_history=False)
+            while kc.get_shell_msg(timeout=60)["parent_header"].get("msg_id") != msg_id:
+                pass
         finally:
             kc.stop_channels()
     except Exception:
