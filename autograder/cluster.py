@@ -20,6 +20,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from distributed import WorkerPlugin
+
 from autograder.course import GradingInputError
 from autograder.grade import Job, _row, grade_one
 
@@ -65,6 +67,23 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
                 by_source[source] = {}
         out[job] = by_source[source]
     return out
+
+
+class WarmKernels(WorkerPlugin):
+    """A worker plugin: a worker grades notebook after notebook, as a local pool worker does, so the next kernel
+    starts while one runs (autograder/warm.py); the spare kernel goes when the worker closes."""
+
+    name = "ptlab-warm-kernels"
+
+    def setup(self, worker) -> None:
+        from autograder import warm
+
+        warm.enable()
+
+    def teardown(self, worker) -> None:
+        from autograder import warm
+
+        warm._discard_all()
 
 
 def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: bool, timeout: int | None,
@@ -120,6 +139,7 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
     run = uuid.uuid4().hex[:12]
     with connect(address) as client:
         print(f"cluster {address}: {_workers_status(client)}", file=sys.stderr)
+        client.register_plugin(WarmKernels(), name=WarmKernels.name)
         jobs = {}
 
         def submit(job: Job, attempt: int):

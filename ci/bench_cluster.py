@@ -44,9 +44,12 @@ def local_cluster(workers: int, env: dict | None = None, log=subprocess.DEVNULL)
             deadline = time.monotonic() + 60
             while not sched_file.exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
-            procs.append(subprocess.Popen([*dask, "worker", "--nworkers", str(workers), "--nthreads", "1",
-                                           "--no-dashboard", "--host", "127.0.0.1", "--scheduler-file", str(sched_file)],
-                                          cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True))
+            # One process per worker, without a nanny: stopped with SIGTERM, each closes gracefully and discards
+            # its warm kernel (a nanny would end its worker without the exit handlers that do so).
+            procs += [subprocess.Popen([*dask, "worker", "--no-nanny", "--nthreads", "1", "--no-dashboard",
+                                        "--host", "127.0.0.1", "--scheduler-file", str(sched_file)],
+                                       cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
+                      for _ in range(workers)]
             with Client(scheduler_file=str(sched_file), timeout="60s") as client:
                 client.wait_for_workers(workers, timeout=120)
             yield sched_file

@@ -77,7 +77,7 @@ def cluster(tmp_path_factory):
     finally:
         if client is not None:
             client.close()
-        for proc in started:
+        for proc in reversed(started):  # the workers first, then their scheduler
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
                     os.killpg(proc.pid, sig)
