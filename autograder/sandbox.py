@@ -77,7 +77,8 @@ def namespaces_work() -> bool:
         try:
             done = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--scratch", scratch,
                                    "--fence", "--", sys.executable, "-I", "-S", "-c", check],
-                                  capture_output=True, timeout=60, cwd=str(Path(here).parent))
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                                  cwd=str(Path(here).parent))
         except (OSError, subprocess.TimeoutExpired):
             return False
         return done.returncode == 0
@@ -116,16 +117,19 @@ def _limit() -> None:
 
 # PID 1 of the kernel's namespace: starts the kernel, its child, under the process cap, without capabilities
 # (as INNER_UID when that is given), reaps orphans, and exits with the kernel, which takes every process of
-# the namespace down. It ignores the grader's interrupts (they reach the kernel through its process group).
+# the namespace down, or as soon as the grader itself is gone. It ignores the grader's interrupts (they reach
+# the kernel through its process group).
 INIT = r'''
-import ctypes, os, resource, signal, sys
-cap, uid, mark, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+import ctypes, os, resource, select, signal, sys
+cap, uid, mark, grader_fd, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 os.environ.pop("JPY_PARENT_PID", None)  # the kernel's parent is this init: ipykernel must not poll for it
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
 kernel = os.fork()
 if kernel == 0:
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
+        if grader_fd >= 0:
+            os.close(grader_fd)
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
         libc = ctypes.CDLL(None, use_errno=True)
         for c in range(64):
@@ -139,6 +143,11 @@ if kernel == 0:
     finally:
         os._exit(127)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+# A pidfd of the process that started the kernel (the grader) turns readable when it is gone: then nothing
+# of its kernel may stay behind.
+grader = select.poll()
+if grader_fd >= 0:
+    grader.register(grader_fd, select.POLLIN)
 
 
 def tasks():
@@ -164,6 +173,8 @@ while True:
         if pid == kernel:
             code = os.waitstatus_to_exitcode(st)
             os._exit(code if code >= 0 else 128 - code)
+    if grader.poll(0):
+        os._exit(124)
     if tasks() >= cap - 3:
         try:  # not through a link the submission may have left in its scratch directory
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
@@ -258,8 +269,13 @@ def _fence(scratch: Path, cmd: list[str]) -> list[str]:
             if root:
                 os.chown(copy, uid, uid)
             cmd[i] = str(copy)
+    try:
+        grader_fd = os.pidfd_open(os.getppid())
+        os.set_inheritable(grader_fd, True)
+    except (AttributeError, OSError):
+        grader_fd = -1
     init = [sys.executable, "-I", "-S", "-c", INIT, str(MAX_TASKS), str(INNER_UID if root else -1),
-            str(scratch / CAP_MARK), *cmd]
+            str(scratch / CAP_MARK), str(grader_fd), *cmd]
     script = ["sh", "-c", fence_script(scratch), "sandbox"]
     flags = ["--map-root-user"]
     if root:

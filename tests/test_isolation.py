@@ -5,6 +5,7 @@
 - a submission cannot read another student's hand-in, the grades or feedback written so far, or the course,
   by absolute path: its file system is built from an allow-list; its scratch directory works;
 - a fork loop ends its own submission with a status, and the rest of the batch is graded normally;
+- a grader killed in the middle of a notebook leaves no kernel behind;
 - where namespaces are missing, grading says so once and goes on.
 
 Each fixture submission answers ex1 with the reference `double` only when its attack was seen to fail (or,
@@ -13,6 +14,9 @@ for the detacher, its processes were seen running), so full marks prove the atta
 
 import csv
 import os
+import subprocess
+import sys
+import time
 import uuid
 
 import nbformat
@@ -145,3 +149,47 @@ def test_without_namespaces_grading_says_so_once_and_goes_on(tmp_path):
     assert (rows["control"]["score"], rows["control"]["status"]) == ("5", "ok")
     assert stderr.count("sandbox: resource limits only") == 1, stderr
     assert not _alive(mark)
+
+
+GRADER = """
+import sys
+from nbformat.v4 import new_code_cell, new_notebook
+from autograder.execute import execute
+nb = new_notebook(cells=[new_code_cell(sys.argv[1]), new_code_cell("import time; time.sleep(300)")])
+nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+execute(nb, timeout=600)
+"""
+
+
+def _running(word: str) -> bool:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if word.encode() in f.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def test_a_grader_killed_mid_notebook_leaves_nothing_behind():
+    mark = uuid.uuid4().hex
+    # the daemon's name is made in the kernel: the grader's own argv must not match it
+    daemon = ("import os, subprocess, sys\n"
+              "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', "
+              "'ptlab-daemon-' + os.environ['PTLAB_TEST_MARK']], start_new_session=True)\n")
+    grader = subprocess.Popen([sys.executable, "-c", GRADER, daemon], cwd=ROOT, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=dict(os.environ, PTLAB_TEST_MARK=mark))
+    try:
+        deadline = time.monotonic() + 90
+        while not _running(f"ptlab-daemon-{mark}"):
+            assert grader.poll() is None and time.monotonic() < deadline, "the daemon never started"
+            time.sleep(0.2)
+    finally:
+        grader.kill()  # SIGKILL: the grader cannot shut its kernel down
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while _alive(mark) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(mark), "the kernel (or its daemon) outlived the grader that started it"
