@@ -14,7 +14,6 @@ KilledWorker here, and the notebook is resubmitted under the same count.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import tempfile
 import uuid
@@ -142,29 +141,47 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
         client.register_plugin(WarmKernels(), name=WarmKernels.name)
         jobs = {}
 
+        unreadable = []  # graded here, as the local path does: a status, no kernel
+
         def submit(job: Job, attempt: int):
+            try:
+                data = job.path.read_bytes()
+            except OSError:
+                unreadable.append(grade_one(job, None, timeout))
+                return None
             job_id = f"{job.student}/{job.tier}/{job.path.name}"
             key = f"ptlab-grade-{run}-{job.student}-{job.tier}-{job.path.stem}-{attempt}"
-            fut = client.submit(run_task, job.student, job.tier, job.path.name, job.path.read_bytes(),
-                                feedback is not None, timeout, references[job], run, job_id, key=key, pure=False)
+            fut = client.submit(run_task, job.student, job.tier, job.path.name, data, feedback is not None,
+                                timeout, references[job], run, job_id, key=key, pure=False)
             jobs[fut.key] = (job, job_id, attempt)
             return fut
 
         # A bounded window in flight: each task carries its notebook's bytes, and a class can be 40,000 of them.
         window = max(WINDOW, 4 * sum(client.nthreads().values()))
-        queue = iter(todo)
-        pending = as_completed([submit(job, 0) for job in itertools.islice(queue, window)])
+        queue, pending = iter(todo), as_completed()
+
+        def top_up(count: int) -> None:
+            for job in queue:
+                if (new := submit(job, 0)) is not None:
+                    pending.add(new)
+                    count -= 1
+                if count <= 0:
+                    return
+
+        top_up(window)
         try:
             for fut in pending:
-                for job in itertools.islice(queue, 1):
-                    pending.add(submit(job, 0))
+                while unreadable:
+                    yield unreadable.pop()
+                top_up(1)
                 job, job_id, attempt = jobs.pop(fut.key)
                 try:
                     row, html = fut.result()
                 except KilledWorker:  # the scheduler gave up on it (its allowed-failures): our own count decides
                     if client.get_metadata([ATTEMPTS, run, job_id], 0) < MAX_STARTS:
-                        pending.add(submit(job, attempt + 1))
-                        continue
+                        if (again := submit(job, attempt + 1)) is not None:
+                            pending.add(again)
+                            continue
                     row, html = _row(job.student, job.tier, job.path, status=KILLED), None
                 except Exception as e:  # a task that could not run at all must not stop the batch
                     row, html = _row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
@@ -172,6 +189,8 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
                 if html and feedback:
                     _write_feedback(feedback, job, html)
                 yield row
+            while unreadable:
+                yield unreadable.pop()
         finally:
             try:
                 client.set_metadata([ATTEMPTS, run], {})  # the counts are this run's only

@@ -49,6 +49,7 @@ def cluster(tmp_path_factory):
         path = sub / student / folder / "01_tiny.ipynb"
         path.parent.mkdir(parents=True)
         path.write_text(content) if isinstance(content, str) else nbformat.write(content, str(path))
+    (sub / "frank" / "junior" / "01_tiny.ipynb").mkdir(parents=True)  # unreadable: no task, the local status
 
     tag = uuid.uuid4().hex
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
@@ -106,6 +107,7 @@ def test_the_cluster_grades_as_the_local_run_does(cluster):
     assert "cluster" in done.stderr and "2 worker(s)" in done.stderr
     assert _rows(out) == local
     assert local[("alice", "junior", "01_tiny")]["score"] == "5" and local[("bob", "junior", "01_tiny")]["score"] == "0"
+    assert "directory" in local[("frank", "junior", "01_tiny")]["status"]
     html = (fb / "alice" / "junior" / "01_tiny.html").read_text()
     assert "double(2) should be 4" in html and "SECRET_HIDDEN_CHECK" not in html
 
