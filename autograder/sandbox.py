@@ -8,8 +8,8 @@ start costs no probe of its own.
 - resource limits (memory, CPU time, file size), inherited by every process the kernel starts;
 - where `unshare` can make user, mount, network and PID namespaces (the fence):
   - a PID namespace whose init (`INIT`, a few lines of Python) starts the kernel and ends with it: when
-    the kernel exits, or the grader kills it, every process in the namespace dies with it, however it
-    detached (new session, double fork, daemon);
+    the kernel exits, the grader kills it, or the grader itself dies, every process in the namespace dies
+    with it, however it detached (new session, double fork, daemon);
   - a cap of `MAX_TASKS` processes and threads (RLIMIT_NPROC, counted inside the namespace): a fork loop
     fails there, and the init stops the whole run and leaves a mark the grader turns into a status;
   - a file system built from an allow-list on an empty tmpfs: the Python environment (sys.prefix,
@@ -121,7 +121,8 @@ def _limit() -> None:
 # the kernel through its process group).
 INIT = r'''
 import ctypes, os, resource, select, signal, sys
-cap, uid, mark, grader_fd, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+cap, uid, grader_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[4])
+mark, cmd = sys.argv[3], sys.argv[5:]
 os.environ.pop("JPY_PARENT_PID", None)  # the kernel's parent is this init: ipykernel must not poll for it
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
 kernel = os.fork()
