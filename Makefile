@@ -50,8 +50,9 @@ progress: setup ## your progress over work/: scores, failing cells, topic master
 
 test: setup ## lint, unit tests, the grading contract of every notebook (papermill runs the references), nbval
 	@$(PY) -m autograder lint
-	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder -q -p no:cacheprovider \
-	  --nbval-lax tests notebooks
+	@$(PY) -m pytest -n $(TEST_WORKERS) -q -p no:cacheprovider tests
+	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -q -p no:cacheprovider \
+	  --nbval-lax notebooks
 
 check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
 	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }

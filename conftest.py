@@ -1,16 +1,10 @@
-"""One pytest session runs the unit tests, the grading contract of every notebook and nbval.
-
-Every kernel the suite starts is pinned to one thread and runs the notebooks' fast mode. Under pytest-xdist
-(`--dist loadgroup`), everything about one notebook (its contract, hints, release checks and its nbval cells)
-is one group on one worker, so the reference run that opens the group fills the reference cache the later
-runs of that notebook read; and the groups go out heaviest first, so the last minutes are not one worker
-running one long notebook while the other waits.
-"""
+"""Every kernel the suite starts is pinned to one thread and runs the notebooks' fast mode; the notebooks'
+tests go out heaviest notebook first, so the last minutes are not one worker running one long notebook
+while the other waits."""
 
 import os
 from pathlib import Path
 
-import pytest
 
 # Set before any kernel starts: kernels inherit the environment. With pytest-xdist on 2 cores, two kernels
 # with one thread each beat two kernels fighting over both cores.
@@ -39,9 +33,5 @@ def weight(notebook: Path) -> int:
 
 def pytest_collection_modifyitems(config, items):
     notebooks = {id(item): notebook_of(item) for item in items}
-    for item in items:
-        nb = notebooks[id(item)]
-        if nb is not None:
-            item.add_marker(pytest.mark.xdist_group(f"{nb.parent.name}/{nb.stem}"))
     order = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (-weight(notebooks[id(it)]) if notebooks[id(it)] else 0, order[id(it)]))
