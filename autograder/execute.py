@@ -73,11 +73,9 @@ def _cap_outputs(nb: NotebookNode) -> list[str]:
     return cut
 
 
-def _kill_leftover(executor) -> None:
-    """nbclient shuts its kernel down however a run ends and then forgets it (km = None). A kernel it still
-    holds here is one whose shutdown never ran, e.g. a deadline that fired inside nbclient's event loop: its
-    whole process group goes (jupyter_client starts each kernel in a session of its own)."""
-    process = getattr(getattr(executor.km, "provisioner", None), "process", None)
+def kill_kernel(km) -> None:
+    """A kernel's whole process group goes (jupyter_client starts each kernel in a session of its own)."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
     if process is not None and process.poll() is None:
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -154,7 +152,10 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
             if ready is not None and getattr(executor, "kc", None) is not None:
                 with contextlib.suppress(Exception):
                     executor.kc.stop_channels()
-            _kill_leftover(executor)
+            # nbclient shuts its kernel down however a run ends and then forgets it (km = None). A kernel it
+            # still holds is one whose shutdown never ran (a deadline that fired inside nbclient's event loop)
+            # or a warmed one, which nbclient never owned.
+            kill_kernel(executor.km)
         if sandbox.hit_cap(scratch):  # the sandbox stopped a fork loop: that, not "the kernel died", is why
             from autograder.faults import too_many_processes
 

@@ -16,9 +16,7 @@ import atexit
 import contextlib
 import inspect
 import multiprocessing.util
-import os
 import shutil
-import signal
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -34,12 +32,9 @@ class Warm:
     scratch: str  # the kernel's working directory; removed with the kernel
 
     def discard(self) -> None:
-        process = getattr(getattr(self.km, "provisioner", None), "process", None)
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(Exception):
-                process.wait(timeout=5)
+        from autograder.execute import kill_kernel
+
+        kill_kernel(self.km)
         with contextlib.suppress(Exception):
             done = self.km.cleanup_resources()  # a coroutine on an async kernel manager
             if inspect.isawaitable(done):

@@ -3,13 +3,12 @@ memory exhausted, a flood of output, a notebook out of time) scores 0 where it e
 in its `status`. Every other submission in the batch is graded normally, and no kernel outlives its run."""
 
 import csv
-import os
 import uuid
 
 import nbformat
 import pytest
 
-from tests.tiny_course import cli, make_course, with_answer
+from tests.tiny_course import alive, cli, make_course, with_answer
 
 REFERENCE_EX1 = "def double(x):\n    return 2 * x\n"
 
@@ -22,19 +21,6 @@ FAULTY = {
     "hog": ("hog = bytearray(64 * 2**30)\n" + REFERENCE_EX1, 3, "out of memory: ex1_double"),
     "flooder": (REFERENCE_EX1 + "print('x' * 50_000_000)\n", 5, "output cut at 100 kB a cell: ex1_double"),
 }
-
-
-def _kernels_left(mark: str) -> list[str]:
-    """Processes that carry this test's mark in their environment: kernels (and their children) still alive."""
-    left = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if f"PTLAB_TEST_MARK={mark}".encode() in f.read():
-                    left.append(pid)
-        except OSError:
-            continue  # gone, or not ours to read
-    return left
 
 
 def _grade(tmp, students: dict[str, str], *args, **env) -> tuple[dict[str, dict], str, str]:
@@ -72,7 +58,7 @@ def test_a_fault_earns_nothing_where_it_struck_and_says_why(faulty_class, studen
 @pytest.mark.kernel
 def test_a_faulty_batch_leaves_no_kernel_and_no_noise(faulty_class):
     _, stderr, mark = faulty_class
-    assert not _kernels_left(mark), "a kernel outlived its run"
+    assert not alive(mark), "a kernel outlived its run"
     assert "Traceback" not in stderr, f"the grader's terminal shows a traceback:\n{stderr[-2000:]}"
 
 
@@ -85,7 +71,7 @@ def test_a_notebook_out_of_time_stops_and_earns_nothing_after_its_deadline(tmp_p
     assert rows["slowpoke"]["score"] == "0"
     assert "the notebook ran longer than 40 s in total" in rows["slowpoke"]["status"]
     assert (rows["control"]["score"], rows["control"]["status"]) == ("5", "ok")
-    assert not _kernels_left(mark), "the kernel stopped at the deadline outlived its run"
+    assert not alive(mark), "the kernel stopped at the deadline outlived its run"
     assert "Traceback" not in stderr
 
 

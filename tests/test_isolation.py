@@ -24,7 +24,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.course import CACHE_DIR, ROOT
-from tests.tiny_course import cli, make_course, with_answer
+from tests.tiny_course import alive, cli, make_course, with_answer
 
 NO_NAMESPACES = "no user namespaces here: limits only"
 pytestmark = [pytest.mark.kernel, pytest.mark.skipif(not sandbox.namespaces_work(), reason=NO_NAMESPACES)]
@@ -80,21 +80,6 @@ def double(x):
 '''
 
 
-def _alive(mark: str) -> list[str]:
-    """Processes that carry this test's mark in their environment or argv, whoever runs them."""
-    left = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        for what in ("environ", "cmdline"):
-            try:
-                with open(f"/proc/{pid}/{what}", "rb") as f:
-                    if mark.encode() in f.read():
-                        left.append(pid)
-                        break
-            except OSError:
-                continue
-    return left
-
-
 def _grade(tmp, students: dict[str, str], *args, **env):
     ref = nbformat.read(str(make_course(tmp)), 4)
     sub = tmp / "submitted"
@@ -124,7 +109,7 @@ def test_detached_processes_die_with_their_notebook(hostile_class):
     _, rows, _, mark = hostile_class
     assert (rows["detacher"]["score"], rows["detacher"]["status"]) == ("5", "ok"), \
         "the detacher's sleeper and daemon should have been running while its notebook ran"
-    assert not _alive(mark), "a process started by a submission outlived the batch"
+    assert not alive(mark), "a process started by a submission outlived the batch"
 
 
 def test_a_submission_sees_neither_the_class_nor_the_course(hostile_class):
@@ -148,7 +133,7 @@ def test_without_namespaces_grading_says_so_once_and_goes_on(tmp_path):
     rows, stderr, mark = _grade(tmp_path, {"control": REFERENCE_EX1}, "--workers", "1", PATH="/nonexistent")
     assert (rows["control"]["score"], rows["control"]["status"]) == ("5", "ok")
     assert stderr.count("sandbox: resource limits only") == 1, stderr
-    assert not _alive(mark)
+    assert not alive(mark)
 
 
 GRADER = """
@@ -190,6 +175,6 @@ def test_a_grader_killed_mid_notebook_leaves_nothing_behind():
         grader.kill()  # SIGKILL: the grader cannot shut its kernel down
         grader.wait()
     deadline = time.monotonic() + 10
-    while _alive(mark) and time.monotonic() < deadline:
+    while alive(mark) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not _alive(mark), "the kernel (or its daemon) outlived the grader that started it"
+    assert not alive(mark), "the kernel (or its daemon) outlived the grader that started it"

@@ -10,7 +10,7 @@ import sys
 import nbformat
 import pytest
 
-from tests.tiny_course import ROOT, blank, make_course
+from tests.tiny_course import ROOT, alive, blank, make_course
 
 # Grades the same notebooks one after another in one process with warming on, and prints what a notebook
 # could observe of its kernel: execution counts, the tests' verdicts, and whether it ran on a warmed kernel.
@@ -40,18 +40,6 @@ print(json.dumps({"runs": out, "warm": taken}))
 """
 
 
-def _kernels_with(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if marker.encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            continue
-    return found
-
-
 @pytest.mark.kernel
 def test_a_warmed_kernel_grades_like_a_fresh_one_and_none_outlives_the_worker(tmp_path):
     src = make_course(tmp_path)
@@ -74,4 +62,4 @@ def test_a_warmed_kernel_grades_like_a_fresh_one_and_none_outlives_the_worker(tm
     assert second["score"] == 0 and not any(second["passed"])
     # A warmed kernel's silent imports leave no trace a notebook can see: its cells count from 1.
     assert [c for c in third["counts"] if c is not None] == list(range(1, len(third["counts"]) + 1))
-    assert _kernels_with(marker) == [], "a warmed kernel outlived the process that started it"
+    assert alive(marker) == [], "a warmed kernel outlived the process that started it"
