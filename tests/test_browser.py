@@ -26,6 +26,7 @@ from tests.tiny_course import ROOT, blank, make_course
 CHROMIUM = os.environ.get("PTLAB_CHROMIUM", "/usr/bin/chromium")
 SHOTS = ROOT / "ci" / "out" / "screenshots"
 TOKEN = "ptlab-browser-test"
+CURRENT_TAB = "#jp-main-dock-panel .lm-TabBar-tab.jp-mod-current"
 ANSWER = "def double(x):\n    return x + x\n"  # a correct answer, not the reference's text
 
 
@@ -109,9 +110,11 @@ def _shot(page, name: str) -> Path:
 
 
 def _open(page, url: str, name: str) -> None:
+    """Open a notebook by URL and wait until its own kernel is idle. JupyterLab restores the tabs opened before
+    (kept in the DOM, hidden), so only the visible panel counts."""
     page.goto(f"{url}/lab/tree/{name}?token={TOKEN}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", timeout=60_000)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell >> visible=true", timeout=60_000)
+    page.wait_for_selector(".jp-NotebookPanel [data-status='idle'] >> visible=true", timeout=60_000)
 
 
 def _panel(page, title: str):
@@ -132,6 +135,16 @@ def _run_cell(page, panel, index: int) -> None:
     run.click()
 
 
+def _saved_source(path: Path, index: int, wait: float = 20.0) -> str:
+    """The cell's source on disk once the save has landed (the tab's dirty mark can clear a moment before)."""
+    deadline = time.monotonic() + wait
+    while True:
+        source = nbformat.read(str(path), 4).cells[index].source.strip()
+        if source == ANSWER.strip() or time.monotonic() > deadline:
+            return source
+        time.sleep(0.2)
+
+
 def test_the_learners_loop_in_jupyterlab(lab, page):
     try:
         _loop(lab, page)
@@ -147,7 +160,7 @@ def _loop(lab, page):
 
     _open(page, url, "junior/01_tiny.ipynb")
     page.wait_for_timeout(1500)  # the kernel's info arrives; a notebook whose metadata differs turns dirty here
-    assert page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count() == 0, \
+    assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 0, \
         "the release notebook opened as modified"
     assert _panel(page, "A tiny notebook").locator(".jp-InputPlaceholder").count() >= 2, \
         "the derived and self-check cells should open collapsed"
@@ -158,9 +171,9 @@ def _loop(lab, page):
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(ANSWER)  # inserted as text: no auto-indent on top of ours
     page.keyboard.press("Control+s")
-    page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)", timeout=20_000)
-    saved = nbformat.read(str(work / "junior" / "01_tiny.ipynb"), 4)
-    assert saved.cells[ids.index("ex1_double")].source.strip() == ANSWER.strip()
+    page.wait_for_selector(CURRENT_TAB + ":not(.jp-mod-dirty)", timeout=20_000)
+    assert _saved_source(work / "junior" / "01_tiny.ipynb", ids.index("ex1_double")) == ANSWER.strip(), \
+        "the typed answer did not reach the file on disk"
 
     _run_cell(page, tiny, ids.index("selfcheck"))
     table = tiny.locator(".ptlab-selfcheck")
@@ -176,11 +189,11 @@ def _loop(lab, page):
     assert "SECRET_HIDDEN_CHECK" not in page.content(), "hidden test code reached the browser"
 
     page.keyboard.press("Control+s")
-    page.wait_for_selector(".lm-TabBar-tab.jp-mod-current:not(.jp-mod-dirty)", timeout=20_000)
+    page.wait_for_selector(CURRENT_TAB + ":not(.jp-mod-dirty)", timeout=20_000)
     _open(page, url, "00_progress.ipynb")
     board = _panel(page, "Your progress")
     page.wait_for_timeout(1500)
-    assert page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count() == 0, \
+    assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 0, \
         "the dashboard opened as modified"
     _run_cell(page, board, 1)
     dashboard = board.locator(".ptlab-progress")
