@@ -21,6 +21,12 @@ start costs no probe of its own.
     an unprivileged host user (`SANDBOX_UID`), so that the process cap applies to it.
 
 Where a mechanism is missing the kernel still runs, and grading says so once (see `status()`).
+
+With `--zygote SOCKET` (a fork server of the grading process's, autograder/zygote.py) the sandbox is built
+the same way, but its init starts no interpreter: a fork of the server, which has torch imported, joins the
+init's namespaces and becomes the kernel, under the same limits, user, capabilities (none) and file system.
+This process then stays as the kernel's stand-in for jupyter_client (interrupts go through to the kernel;
+killing it ends the namespace). Where the server gives no kernel, the kernel starts as without it.
 """
 
 from __future__ import annotations
@@ -103,8 +109,12 @@ def hit_cap(scratch: str | Path) -> bool:
 
 def launcher(scratch: str, runtime: str) -> list[str]:
     """The command that wraps a kernel command (after its `--`) to start it inside the sandbox."""
+    from autograder import zygote
+
+    fence = namespaces_work()
+    forks = zygote.address() if fence else None
     return [sys.executable, "-m", "autograder.sandbox", "--scratch", scratch, "--runtime", runtime,
-            *(["--fence"] if namespaces_work() else []), "--"]
+            *(["--fence"] if fence else []), *(["--zygote", forks] if forks else []), "--"]
 
 
 def _limit() -> None:
@@ -125,7 +135,23 @@ cap, uid, grader_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[4])
 mark, cmd = sys.argv[3], sys.argv[5:]
 os.environ.pop("JPY_PARENT_PID", None)  # the kernel's parent is this init: ipykernel must not poll for it
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
-kernel = os.fork()
+watch = select.poll()
+if cmd[0] == "--join":
+    # The kernel is not started here: a fork of the grader's fork server joins these namespaces (see
+    # autograder/zygote.py). It is the first process to appear in the namespace after this init.
+    kernel = None
+    os.write(int(cmd[1]), b"ready\n")
+    os.close(int(cmd[1]))
+    for _ in range(6000):
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and p != "1"]
+        if others:
+            watch.register(os.pidfd_open(min(others)), select.POLLIN)
+            break
+        signal.sigtimedwait({signal.SIGCHLD}, 0.01)
+    else:
+        os._exit(124)
+else:
+    kernel = os.fork()
 if kernel == 0:
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
@@ -145,10 +171,9 @@ if kernel == 0:
         os._exit(127)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 # A pidfd of the process that started the kernel (the grader) turns readable when it is gone: then nothing
-# of its kernel may stay behind.
-grader = select.poll()
+# of its kernel may stay behind. So does a joined kernel's, when it exits.
 if grader_fd >= 0:
-    grader.register(grader_fd, select.POLLIN)
+    watch.register(grader_fd, select.POLLIN)
 
 
 def tasks():
@@ -168,14 +193,16 @@ while True:
         try:
             pid, st = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
+            if kernel is None:
+                break
             os._exit(0)
         if pid == 0:
             break
         if pid == kernel:
             code = os.waitstatus_to_exitcode(st)
             os._exit(code if code >= 0 else 128 - code)
-    if grader.poll(0):
-        os._exit(124)
+    for fd, _ in watch.poll(0):
+        os._exit(124 if fd == grader_fd else 0)
     if tasks() >= cap - 3:
         try:  # not through a link the submission may have left in its scratch directory
             os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
@@ -254,29 +281,40 @@ def _map_users(pid: int, ready_w: int) -> None:
         return
 
 
-def _fence(scratch: Path, cmd: list[str]) -> list[str]:
+def _private_copies(scratch: Path, cmd: list[str]) -> list[str]:
+    """The kernel reads its connection file (in the runtime directory, or a temporary file of nbclient's)
+    from its scratch directory: neither of those is in its view."""
+    uid = SANDBOX_UID if _as_root() else os.getuid()
+    out = list(cmd)
+    for i, arg in enumerate(cmd):
+        if (os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg)
+                and Path(arg).parent != scratch):
+            copy = scratch / f".ptlab-{os.path.basename(arg)}"
+            shutil.copyfile(arg, copy)
+            os.chmod(copy, 0o600)
+            if _as_root():
+                os.chown(copy, uid, uid)
+            out[i] = str(copy)
+    return out
+
+
+def _fence(scratch: Path, cmd: list[str], join_fd: int = -1, grader: int | None = None) -> list[str]:
+    """The command that starts `cmd` fenced in; with `join_fd`, the init starts nothing, writes a line to
+    that descriptor when the sandbox is built, and waits for a kernel to join it (autograder/zygote.py).
+    The sandbox ends when `grader` (by default this process's parent) is gone."""
     root = _as_root()
     uid = SANDBOX_UID if root else os.getuid()
     (scratch / NEW_ROOT).mkdir(exist_ok=True)
     if root:
         os.chown(scratch, uid, uid)
-    # The kernel reads its connection file (in the runtime directory, or a temporary file of nbclient's) from
-    # its scratch directory: neither of those is in its view.
-    for i, arg in enumerate(cmd):
-        if os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg):
-            copy = scratch / f".ptlab-{os.path.basename(arg)}"
-            shutil.copyfile(arg, copy)
-            os.chmod(copy, 0o600)
-            if root:
-                os.chown(copy, uid, uid)
-            cmd[i] = str(copy)
+    cmd = _private_copies(scratch, cmd)
     try:
-        grader_fd = os.pidfd_open(os.getppid())
+        grader_fd = os.pidfd_open(os.getppid() if grader is None else grader)
         os.set_inheritable(grader_fd, True)
     except (AttributeError, OSError):
         grader_fd = -1
     init = [sys.executable, "-I", "-S", "-c", INIT, str(MAX_TASKS), str(INNER_UID if root else -1),
-            str(scratch / CAP_MARK), str(grader_fd), *cmd]
+            str(scratch / CAP_MARK), str(grader_fd), *(cmd if join_fd < 0 else ["--join", str(join_fd)])]
     script = ["sh", "-c", fence_script(scratch), "sandbox"]
     flags = ["--map-root-user"]
     if root:
@@ -301,6 +339,85 @@ def _fence(scratch: Path, cmd: list[str]) -> list[str]:
             "--propagation", "private", *script, *init]
 
 
+def _is_python_kernel(cmd: list[str]) -> bool:
+    return (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
+            and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable))
+
+
+def _init_pid(unshare_pid: int, wait: float = 5.0) -> int:
+    """The host pid of the namespace's init: the one child `unshare --fork` starts."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
+            children = f.read().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.002)
+    raise OSError("unshare started no init")
+
+
+def _through_zygote(scratch: Path, cmd: list[str], server: str) -> int | None:
+    """Build the sandbox as usual, but let a fork of the fork server be its kernel. This process stays as
+    the kernel's stand-in for jupyter_client: an interrupt sent to it goes to the kernel, and when it is
+    killed, unshare is too, and with it the namespace's init and every process in there.
+
+    Returns the sandbox's exit code, or None when the server could not give a kernel (start one as usual)."""
+    import signal
+
+    from autograder import zygote
+
+    limits = [(r, resource.getrlimit(r)[0]) for r in (resource.RLIMIT_AS, resource.RLIMIT_CPU,
+                                                       resource.RLIMIT_FSIZE)]
+    limits.append((resource.RLIMIT_NPROC, MAX_TASKS))
+    cmd = _private_copies(scratch, cmd)
+    grader = os.getppid()
+    ready_r, ready_w = os.pipe()
+    child = os.fork()
+    if child == 0:  # becomes unshare, as main() does in the plain path (the uid helper watches this pid)
+        try:
+            import ctypes
+
+            os.close(ready_r)
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: it goes when this stand-in goes
+            fenced = _fence(scratch, cmd, join_fd=ready_w, grader=grader)
+            os.set_inheritable(ready_w, True)
+            os.execvp(fenced[0], fenced)
+        finally:
+            os._exit(127)
+    os.close(ready_w)
+    try:
+        import select
+
+        if not select.select([ready_r], [], [], 60)[0] or not os.read(ready_r, 16):
+            raise OSError("the sandbox was not built")
+        conn, kernel = zygote.request(server, _init_pid(child), cmd, dict(os.environ), str(scratch),
+                                      INNER_UID if _as_root() else -1, limits)
+    except (OSError, ValueError):
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        return None
+    finally:
+        os.close(ready_r)
+
+    def forward(signum, frame):
+        try:
+            os.kill(kernel, signum)
+        except OSError:
+            pass
+
+    signal.signal(signal.SIGINT, forward)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    conn.close()
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
 def main(argv: list[str]) -> int:
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
@@ -309,14 +426,18 @@ def main(argv: list[str]) -> int:
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
     _limit()
-    if "--fence" in opts:
-        cmd = _fence(scratch, cmd)
     # The learner's output travels over the kernel's sockets. What the kernel process itself writes to its
     # stdout/stderr (its own errors when the grader ends a run early) is noise in the grader's terminal.
     terminal = os.dup(2)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
+    if "--zygote" in opts and "--fence" in opts and _is_python_kernel(cmd):
+        code = _through_zygote(scratch, cmd, opts[opts.index("--zygote") + 1])
+        if code is not None:
+            return code
+    if "--fence" in opts:
+        cmd = _fence(scratch, cmd)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:

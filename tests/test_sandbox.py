@@ -81,7 +81,8 @@ def test_status_says_what_is_enforced():
 
 @pytest.mark.skipif(not sandbox.namespaces_work(), reason="no user namespaces here: limits only")
 def test_own_pid_namespace_allow_listed_file_system_capped_processes(probe):
-    assert probe["parent"] == 1, "the kernel's parent is the init of its own PID namespace"
+    # Started by the namespace's init (parent 1), or forked by the fork server, outside (parent 0: not visible).
+    assert probe["parent"] in (0, 1), "the kernel's parent is in its PID namespace and is not its init"
     assert probe["pids"] == [1, max(probe["pids"])], f"the kernel sees other processes: {probe['pids']}"
     assert probe["nproc"] == sandbox.MAX_TASKS
     assert probe["course_visible"] is False and probe["shared_visible"] is False

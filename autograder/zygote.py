@@ -1,0 +1,244 @@
+"""A fork server for sandboxed kernels: the interpreter, ipykernel, torch and numpy are loaded once per
+grading process and every kernel is a fork of that, instead of a fresh interpreter importing them again.
+
+Importing them costs about 1.5 s of CPU per kernel, most of a junior notebook's grading on two cores.
+A fork costs a few milliseconds and shares the loaded pages.
+
+The sandbox is unchanged: `autograder.sandbox` still builds each kernel's namespaces and file system with
+its own init (see there). Only the last step differs: instead of the init starting a new interpreter, a
+fork of this server joins the init's namespaces, forks once more (the kernel, now inside the init's PID
+namespace), drops to the sandbox's user, limits and environment, and runs ipykernel.
+
+    python autograder/zygote.py SOCKET     (started by `address()`, one per grading process)
+
+It is run as a script, so that nothing of the course is imported into it: what a kernel inherits from its
+memory is the interpreter and those libraries, never a hidden test or a reference. Its socket is in a
+private directory of the grader's, which no sandbox can see.
+
+One connection per kernel, a JSON line each way:
+    client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
+                       "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...]}
+    server -> client  {"pid": <host pid of the kernel>}  or  {"error": "..."}
+"""
+
+from __future__ import annotations
+
+import sys
+
+if __name__ == "__main__":
+    sys.path.pop(0)  # this file's directory: the course's modules must not shadow a library's
+
+import contextlib
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+
+PRELOAD = ("torch", "numpy", "ipykernel.kernelapp")
+NAMESPACES = ("user", "mnt", "net", "ipc", "uts", "pid")  # the user namespace first: it grants the rest
+
+
+def enabled() -> bool:
+    return os.environ.get("PTLAB_ZYGOTE", "1") != "0"
+
+
+# ---- client side: one server per grading process -------------------------------------------------------
+
+_lock = threading.Lock()
+_server: dict = {}
+
+
+def address() -> str | None:
+    """The socket of this process's fork server, started on first use; None where it cannot run."""
+    if not enabled():
+        return None
+    with _lock:
+        proc = _server.get("proc")
+        if proc is not None and _server.get("owner") == os.getpid() and proc.poll() is None:
+            return _server["socket"]
+        if _server.get("failed") == os.getpid():
+            return None
+        return _start()
+
+
+def _start() -> str | None:
+    import atexit
+    import multiprocessing.util
+    import shutil
+
+    home = tempfile.mkdtemp(prefix="ptlab-zygote-")  # 0700: only the grader reaches the socket
+    path = os.path.join(home, "socket")
+    proc = None
+    try:
+        proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, str(os.getpid())],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                start_new_session=True, close_fds=True)
+        ready, _, _ = select.select([proc.stdout], [], [], 120)
+        if not ready or proc.stdout.readline().strip() != b"ready":
+            raise OSError("the fork server did not come up")
+    except OSError:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(home, ignore_errors=True)
+        _server.update(failed=os.getpid())
+        return None
+
+    def stop(proc=proc, home=home):
+        with contextlib.suppress(Exception):
+            proc.kill()
+            proc.wait(timeout=5)
+        shutil.rmtree(home, ignore_errors=True)
+
+    _server.update(proc=proc, socket=path, owner=os.getpid(), failed=None)
+    atexit.register(stop)
+    multiprocessing.util.Finalize(None, stop, exitpriority=10)  # pool workers leave through os._exit
+    return path
+
+
+def request(sock_path: str, init_pid: int, argv: list[str], env: dict, cwd: str, uid: int,
+            limits: list[tuple[int, int]]) -> tuple[socket.socket, int]:
+    """Ask the server for a kernel inside the namespaces of `init_pid`; returns the open connection (it closes
+    when the kernel is gone) and the kernel's host pid. Raises OSError when there is no kernel."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(60)
+    conn.connect(sock_path)
+    conn.sendall(json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
+                             "limits": limits}).encode() + b"\n")
+    reply = json.loads(conn.makefile("rb").readline() or b'{"error": "the fork server closed"}')
+    if "pid" not in reply:
+        conn.close()
+        raise OSError(reply.get("error", "no kernel"))
+    conn.settimeout(None)
+    return conn, int(reply["pid"])
+
+
+# ---- server side ---------------------------------------------------------------------------------------
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _join(init_pid: int) -> None:
+    """Enter the namespaces of the sandbox's init (all opened first: /proc changes with the mount namespace)."""
+    import ctypes
+
+    libc = _libc()
+    fds = [os.open(f"/proc/{init_pid}/ns/{ns}", os.O_RDONLY) for ns in NAMESPACES]
+    for ns, fd in zip(NAMESPACES, fds, strict=True):
+        if libc.setns(fd, 0) != 0:
+            raise OSError(ctypes.get_errno(), f"setns({ns})")
+        os.close(fd)
+
+
+def _drop_capabilities(libc) -> None:
+    """A kernel started by the init execs and so loses what the bounding set no longer holds; a fork keeps
+    the capabilities it joined with (all of them, in its user namespace) unless they are cleared here."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable, twice (64 bits): all zero
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def _become_kernel(req: dict) -> None:
+    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
+    import resource
+
+    libc = _libc()
+    os.setsid()
+    for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.chdir(req["cwd"])
+    for what, value in req["limits"]:
+        resource.setrlimit(what, (value, value))
+    for c in range(64):
+        libc.prctl(24, c, 0, 0, 0)  # PR_CAPBSET_DROP
+    if req["uid"] >= 0:
+        os.setgroups([])
+        os.setgid(req["uid"])
+        os.setuid(req["uid"])
+    _drop_capabilities(libc)
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 65536)
+    env = dict(req["env"])
+    env.pop("JPY_PARENT_PID", None)  # the kernel's parent is outside its PID namespace: ipykernel must not poll it
+    os.environ.clear()
+    os.environ.update(env)
+    # What a new interpreter would have had of its own: numpy seeds its global generator from the OS at
+    # import (sys.path is already the same: ipykernel_launcher drops its directory, IPython adds '').
+    import types
+
+    import numpy
+
+    numpy.random.seed()
+    sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
+    main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
+    sys.modules["__main__"] = sys.modules["__mp_main__"] = main
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance()
+
+
+def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
+    listener.close()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    try:
+        req = json.loads(conn.makefile("rb").readline())
+        _join(int(req["init"]))
+        kernel = os.fork()
+    except Exception as e:  # anything: the client falls back to a new interpreter
+        conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
+        return 1
+    if kernel == 0:
+        try:
+            conn.close()
+            _become_kernel(req)
+        finally:
+            os._exit(0)
+    conn.sendall(json.dumps({"pid": kernel}).encode() + b"\n")
+    os.waitpid(kernel, 0)
+    return 0
+
+
+def serve(path: str, parent: int) -> None:
+    for name in PRELOAD:
+        __import__(name)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the forks reap themselves
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    try:
+        gone = os.pidfd_open(parent)  # the grading process: when it is gone, so is this
+    except OSError:
+        return
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    while True:
+        readable, _, _ = select.select([listener, gone], [], [])
+        if gone in readable:
+            return
+        conn, _ = listener.accept()
+        child = os.fork()
+        if child == 0:
+            code = 1
+            try:
+                code = _serve_one(conn, listener)
+            finally:
+                os._exit(code)
+        conn.close()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,78 @@
+"""Sandboxed kernels are forks of a fork server that has imported torch once (autograder/zygote.py). A forked
+kernel reads like a freshly started one, holds nothing of the course, lives in the same sandbox, and the
+server goes with the process that started it. Where the server cannot give a kernel, one starts as before."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder import sandbox, zygote
+from autograder.course import ROOT
+from autograder.execute import execute
+
+pytestmark = [pytest.mark.kernel,
+              pytest.mark.skipif(not sandbox.namespaces_work(), reason="no namespaces here: kernels start plainly")]
+
+PROBE = f"""
+import json, os, sys
+preloaded = "torch" in sys.modules
+import numpy, torch
+course = [n for n, m in list(sys.modules.items())
+          if str(getattr(m, "__file__", "") or "").startswith({str(ROOT / "autograder")!r})]
+print(json.dumps({{"preloaded": preloaded, "path": sys.path, "cwd_is_scratch": os.getcwd() == os.environ["HOME"],
+                  "uid": os.getuid(), "env": sorted(os.environ), "name": __name__, "argv": sys.argv[1:2],
+                  "backend": os.environ.get("MPLBACKEND"), "threads": torch.get_num_threads(),
+                  "autograder": "autograder" in sys.modules, "course": course, "rand": numpy.random.rand()}}))
+"""
+
+
+def _probe() -> dict:
+    nb = new_notebook(cells=[new_code_cell(PROBE)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    executed, notes = execute(nb, timeout=120)
+    text = "".join(o.get("text", "") for o in executed.cells[0].outputs if o.get("output_type") == "stream")
+    assert text, f"the probe printed nothing: {executed.cells[0].outputs} {notes}"
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def test_a_forked_kernel_reads_like_a_fresh_one_and_holds_nothing_of_the_course(monkeypatch):
+    first, second = _probe(), _probe()
+    monkeypatch.setenv("PTLAB_ZYGOTE", "0")
+    fresh = _probe()
+    assert first["preloaded"] and second["preloaded"], "kernels should be forks of the server (torch imported)"
+    assert not fresh["preloaded"], "PTLAB_ZYGOTE=0 should start kernels from scratch"
+    for key in ("path", "cwd_is_scratch", "uid", "name", "argv", "backend", "threads"):
+        assert first[key] == fresh[key], f"{key}: forked {first[key]!r}, fresh {fresh[key]!r}"
+    assert set(first["env"]) == set(fresh["env"]) - {"PTLAB_ZYGOTE"}
+    assert not first["autograder"] and first["course"] == [], "the course's code reached a kernel's memory"
+    assert first["rand"] != second["rand"], "forked kernels share numpy's global random state"
+
+
+def test_where_the_server_gives_no_kernel_one_starts_as_before(monkeypatch, tmp_path):
+    monkeypatch.setattr(zygote, "address", lambda: str(tmp_path / "no-server"))
+    assert _probe()["preloaded"] is False
+
+
+def test_the_server_goes_with_the_process_that_started_it():
+    owner = subprocess.Popen([sys.executable, "-c", "from autograder import zygote; import time; "
+                              "print(zygote.address(), zygote._server['proc'].pid, flush=True); time.sleep(600)"],
+                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        path, pid = owner.stdout.readline().split()
+        assert os.path.exists(path)
+        os.kill(owner.pid, signal.SIGKILL)  # no atexit, no finalizer: only the server's own watch is left
+        owner.wait()
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with open(f"/proc/{pid}/stat") if os.path.exists(f"/proc/{pid}") else open(os.devnull) as f:
+            state = f.read().split(") ")[-1][:1]
+        assert state in ("", "Z"), "the fork server outlived the process that started it"
+    finally:
+        owner.kill()
