@@ -348,12 +348,23 @@ def _init_pid(unshare_pid: int, wait: float = 5.0) -> int:
     """The host pid of the namespace's init: the one child `unshare --fork` starts."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
-            children = f.read().split()
+        try:
+            with open(f"/proc/{unshare_pid}/task/{unshare_pid}/children") as f:
+                children = [int(p) for p in f.read().split()]
+        except FileNotFoundError:  # a kernel built without CONFIG_PROC_CHILDREN: ask every process instead
+            children = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == unshare_pid]
         if children:
-            return int(children[0])
+            return children[0]
         time.sleep(0.002)
     raise OSError("unshare started no init")
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
 
 
 def _through_zygote(scratch: Path, cmd: list[str], server: str) -> int | None:

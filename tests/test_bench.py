@@ -19,8 +19,8 @@ def test_memory_is_sampled_across_the_whole_process_tree():
     mem.start()
     proc.wait()
     mem.stop()
-    assert max(mem.samples) > 60, f"peak tree RSS {max(mem.samples):.0f} MB: the child's 60 MB were not counted"
-    assert "peak tree RSS" in mem.summary()
+    assert max(mem.samples) > 60, f"peak tree PSS {max(mem.samples):.0f} MB: the child's 60 MB were not counted"
+    assert "peak tree PSS" in mem.summary()
 
 
 def _class_csv(tmp_path, rows):
