@@ -11,6 +11,12 @@ from autograder.course import GradingInputError
 
 
 def cmd_check(args) -> int:
+    import shutil
+
+    from autograder import sandbox, zygote
+
+    if sandbox.enabled() and shutil.which("unshare"):
+        zygote.prestart()  # its imports run while nbgrader's load here
     from autograder.check import grade_notebook, render_table, report_json
 
     try:

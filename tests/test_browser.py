@@ -113,8 +113,38 @@ def _open(page, url: str, name: str) -> None:
     """Open a notebook by URL and wait until its own kernel is idle. JupyterLab restores the tabs opened before
     (kept in the DOM, hidden), so only the visible panel counts."""
     page.goto(f"{url}/lab/tree/{name}?token={TOKEN}")
+    _wait_until_ready(page)
+
+
+def _open_from_file_browser(page, name: str) -> None:
+    """As a learner opens a second notebook: the file browser's top folder, a double click."""
+    page.locator(".jp-BreadCrumbs-home").first.click()
+    page.locator(".jp-DirListing-item", has_text=name).first.dblclick()
+    page.wait_for_selector(f"{CURRENT_TAB}:has-text('{name}')", timeout=60_000)
+    _wait_until_ready(page)
+
+
+def _wait_until_ready(page) -> None:
+    """The visible notebook rendered and its kernel connected and idle (the status bar says so: before the
+    kernel connects, the toolbar's indicator already reads idle)."""
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell >> visible=true", timeout=60_000)
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle'] >> visible=true", timeout=60_000)
+    page.wait_for_function("() => { const t = document.querySelector('#jp-main-statusbar')?.innerText || '';"
+                           " return t.includes('| Idle') && !t.includes('No Kernel'); }", timeout=90_000)
+    page.wait_for_timeout(1500)  # the kernel's info arrives; a notebook whose metadata differs turns dirty here
+
+
+def _assert_opened_unmodified(page, path: Path, what: str) -> None:
+    """No dirty mark on the current tab; if there is one, save and say what JupyterLab changed."""
+    if page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 0:
+        return
+    before = json.loads(path.read_text())
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2000)
+    after = json.loads(path.read_text())
+    changed = {k: (before.get(k), after.get(k)) for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    if "cells" in changed:
+        changed["cells"] = [(i, a, b) for i, (a, b) in enumerate(zip(before["cells"], after["cells"], strict=False)) if a != b]
+    pytest.fail(f"{what} opened as modified; saved, it differs in: {json.dumps(changed)[:1500]}")
 
 
 def _panel(page, title: str):
@@ -159,9 +189,7 @@ def _loop(lab, page):
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
 
     _open(page, url, "junior/01_tiny.ipynb")
-    page.wait_for_timeout(1500)  # the kernel's info arrives; a notebook whose metadata differs turns dirty here
-    assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 0, \
-        "the release notebook opened as modified"
+    _assert_opened_unmodified(page, work / "junior" / "01_tiny.ipynb", "the release notebook")
     assert _panel(page, "A tiny notebook").locator(".jp-InputPlaceholder").count() >= 2, \
         "the derived and self-check cells should open collapsed"
 
@@ -190,11 +218,9 @@ def _loop(lab, page):
 
     page.keyboard.press("Control+s")
     page.wait_for_selector(CURRENT_TAB + ":not(.jp-mod-dirty)", timeout=20_000)
-    _open(page, url, "00_progress.ipynb")
+    _open_from_file_browser(page, "00_progress.ipynb")
     board = _panel(page, "Your progress")
-    page.wait_for_timeout(1500)
-    assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 0, \
-        "the dashboard opened as modified"
+    _assert_opened_unmodified(page, work / "00_progress.ipynb", "the dashboard")
     _run_cell(page, board, 1)
     dashboard = board.locator(".ptlab-progress")
     dashboard.wait_for(timeout=120_000)

@@ -76,3 +76,11 @@ def test_the_server_goes_with_the_process_that_started_it():
         assert state in ("", "Z"), "the fork server outlived the process that started it"
     finally:
         owner.kill()
+
+
+def test_a_server_that_died_is_replaced_by_the_next_kernel():
+    first = zygote.address()
+    zygote._server["proc"].kill()
+    zygote._server["proc"].wait()
+    assert _probe()["preloaded"], "the next kernel should come from a new server"
+    assert zygote.address() != first
