@@ -11,6 +11,10 @@ namespace), drops to the sandbox's user, limits and environment, and runs ipyker
 
     python autograder/zygote.py SOCKET     (started by `address()`, one per grading process)
 
+The server only imports: it never runs a tensor operation (OpenMP's threads do not survive a fork) and
+never touches CUDA (a CUDA context made before a fork is unusable after it; sandboxed kernels see no GPU
+in any case).
+
 It is run as a script, so that nothing of the course is imported into it: what a kernel inherits from its
 memory is the interpreter and those libraries, never a hidden test or a reference. Its socket is in a
 private directory of the grader's, which no sandbox can see.

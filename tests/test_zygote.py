@@ -12,9 +12,11 @@ import time
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import sandbox, zygote
-from autograder.course import ROOT
+from autograder import cells, sandbox, zygote
+from autograder.check import grade_submission
+from autograder.course import ROOT, release_path
 from autograder.execute import execute
+from tests import answers
 
 pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(not sandbox.namespaces_work(), reason="no namespaces here: kernels start plainly")]
@@ -84,3 +86,21 @@ def test_a_server_that_died_is_replaced_by_the_next_kernel():
     zygote._server["proc"].wait()
     assert _probe()["preloaded"], "the next kernel should come from a new server"
     assert zygote.address() != first
+
+
+def test_a_notebook_scores_the_same_on_forked_and_on_fresh_kernels(monkeypatch):
+    source = ROOT / "notebooks" / "junior" / "01_tensors_and_memory.ipynb"
+    reference = cells.read(source)
+    wrong, _ = answers.load(source)
+    hand_ins = {"reference": reference, "blank": cells.read(release_path(source)),
+                "wrong": answers.substitute(reference, {sid: v[0][1] for sid, v in wrong.items()})}
+
+    def scores():
+        return {who: [(t.grade_id, t.points) for t in grade_submission(nb, source, who).tests]
+                for who, nb in hand_ins.items()}
+
+    forked = scores()
+    monkeypatch.setenv("PTLAB_ZYGOTE", "0")
+    assert forked == scores()
+    total = {who: sum(p for _, p in rows) for who, rows in forked.items()}
+    assert total["blank"] == 0 and total["wrong"] < total["reference"], total
