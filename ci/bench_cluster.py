@@ -54,16 +54,21 @@ def local_cluster(workers: int, env: dict | None = None, log=subprocess.DEVNULL)
                 client.wait_for_workers(workers, timeout=120)
             yield sched_file
         finally:
-            for proc in reversed(procs):
-                for sig in (signal.SIGTERM, signal.SIGKILL):
-                    try:
-                        os.killpg(proc.pid, sig)
-                        proc.wait(timeout=15)
-                        break
-                    except ProcessLookupError:
-                        break
-                    except subprocess.TimeoutExpired:
-                        continue
+            stop_groups(reversed(procs), timeout=15)
+
+
+def stop_groups(procs, timeout: float) -> None:
+    """Each process's group, in order: asked to stop, killed if it has not within `timeout` seconds."""
+    for proc in procs:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=timeout)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
 
 
 def cluster_throughput(submitted: Path, worker_counts=(1, 2), env: dict | None = None) -> dict[int, float]:

@@ -14,6 +14,7 @@ import nbformat
 import psutil
 import pytest
 
+from ci.bench_cluster import stop_groups
 from tests.tiny_course import ROOT, blank, cli, make_course, with_answer
 
 pytestmark = pytest.mark.kernel
@@ -78,16 +79,7 @@ def cluster(tmp_path_factory):
     finally:
         if client is not None:
             client.close()
-        for proc in reversed(started):  # the workers first, then their scheduler
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                try:
-                    os.killpg(proc.pid, sig)
-                    proc.wait(timeout=10)
-                    break
-                except ProcessLookupError:
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+        stop_groups(reversed(started), timeout=10)  # the workers first, then their scheduler
         log.close()
         deadline = time.monotonic() + 15  # kernels of a killed worker notice their parent is gone
         while _tagged(tag) and time.monotonic() < deadline:

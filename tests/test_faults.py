@@ -5,10 +5,9 @@ in its `status`. Every other submission in the batch is graded normally, and no 
 import csv
 import uuid
 
-import nbformat
 import pytest
 
-from tests.tiny_course import alive, cli, make_course, with_answer
+from tests.tiny_course import alive, cli, hand_ins
 
 REFERENCE_EX1 = "def double(x):\n    return 2 * x\n"
 
@@ -24,12 +23,7 @@ FAULTY = {
 
 
 def _grade(tmp, students: dict[str, str], *args, **env) -> tuple[dict[str, dict], str, str]:
-    ref = nbformat.read(str(make_course(tmp)), 4)
-    sub = tmp / "submitted"
-    for student, answer in students.items():
-        path = sub / student / "junior" / "01_tiny.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(with_answer(ref, "ex1_double", answer), str(path))
+    sub = hand_ins(tmp, students)
     out, mark = tmp / "grades.csv", uuid.uuid4().hex
     done = cli(tmp, "grade", str(sub), "--out", str(out), *args, PTLAB_TEST_MARK=mark, **env)
     assert done.returncode == 0, done.stderr

@@ -19,12 +19,11 @@ import sys
 import time
 import uuid
 
-import nbformat
 import pytest
 
 from autograder import sandbox
 from autograder.course import CACHE_DIR, ROOT
-from tests.tiny_course import alive, cli, make_course, with_answer
+from tests.tiny_course import alive, cli, hand_ins
 
 NO_NAMESPACES = "no user namespaces here: limits only"
 pytestmark = [pytest.mark.kernel, pytest.mark.skipif(not sandbox.namespaces_work(), reason=NO_NAMESPACES)]
@@ -81,12 +80,7 @@ def double(x):
 
 
 def _grade(tmp, students: dict[str, str], *args, **env):
-    ref = nbformat.read(str(make_course(tmp)), 4)
-    sub = tmp / "submitted"
-    for student, answer in students.items():
-        path = sub / student / "junior" / "01_tiny.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(with_answer(ref, "ex1_double", answer), str(path))
+    sub = hand_ins(tmp, students)
     out, mark = tmp / "grades.csv", uuid.uuid4().hex
     done = cli(tmp, "grade", str(sub), "--out", str(out), "--feedback", str(tmp / "feedback"), *args,
                PTLAB_TEST_MARK=mark, **env)

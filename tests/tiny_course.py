@@ -63,3 +63,14 @@ def alive(mark: str) -> list[str]:
             except OSError:
                 continue  # gone, or not ours to read
     return left
+
+
+def hand_ins(tmp: Path, students: dict[str, str]) -> Path:
+    """tmp/submitted/<student>/junior/01_tiny.ipynb for each student, with their answer to ex1_double."""
+    ref = nbformat.read(str(make_course(tmp)), 4)
+    sub = tmp / "submitted"
+    for student, answer in students.items():
+        path = sub / student / "junior" / "01_tiny.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(with_answer(ref, "ex1_double", answer), str(path))
+    return sub
