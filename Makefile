@@ -71,8 +71,11 @@ ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails withou
 bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
 	@$(PY) ci/bench.py $(BENCH_ARGS)
 
+hooks: setup ## install the pre-commit hooks (ruff, notebook conventions, release freshness, import layout)
+	@$(VENV)/bin/pre-commit install
+
 lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup release lab progress test check grade ci-cpu ci-cuda bench lint
+.PHONY: help setup release lab progress test check grade ci-cpu ci-cuda bench hooks lint

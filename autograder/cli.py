@@ -13,11 +13,11 @@ from autograder.course import GradingInputError
 def cmd_check(args) -> int:
     import shutil
 
-    from autograder import sandbox, zygote
+    from autograder.isolation import sandbox, zygote
 
     if sandbox.enabled() and shutil.which("unshare"):
         zygote.prestart()  # its imports run while nbgrader's load here
-    from autograder.check import grade_notebook, render_table, report_json
+    from autograder.pipeline.check import grade_notebook, render_table, report_json
 
     try:
         report = grade_notebook(Path(args.notebook), timeout=args.timeout)
@@ -27,7 +27,7 @@ def cmd_check(args) -> int:
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
     if args.record:
-        from autograder.progress import record
+        from autograder.learner.progress import record
 
         record(Path(args.notebook), report)
     print(report_json(report) if args.json else render_table(report))
@@ -35,7 +35,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_progress(args) -> int:
-    from autograder.progress import main_text
+    from autograder.learner.progress_views import main_text
 
     work = Path(args.dir)
     if not work.is_dir():
@@ -45,8 +45,8 @@ def cmd_progress(args) -> int:
 
 
 def cmd_workdir(args) -> int:
-    from autograder.progress import write_dashboard
-    from autograder.release import workdir
+    from autograder.learner.dashboard import write_dashboard
+    from autograder.authoring.release import workdir
 
     made = workdir(Path(args.dir))
     dash = write_dashboard(Path(args.dir))
@@ -55,7 +55,7 @@ def cmd_workdir(args) -> int:
 
 
 def cmd_dashboard(args) -> int:
-    from autograder.progress import write_dashboard
+    from autograder.learner.dashboard import write_dashboard
 
     made = write_dashboard(Path(args.dir))
     print(f"dashboard: wrote {made}" if made else f"dashboard: kept your {Path(args.dir) / '00_progress.ipynb'}")
@@ -63,14 +63,14 @@ def cmd_dashboard(args) -> int:
 
 
 def cmd_lab_settings(args) -> int:
-    from autograder.labsettings import write_overrides
+    from autograder.learner.labsettings import write_overrides
 
     print(f"lab-settings: wrote {write_overrides()}")
     return 0
 
 
 def cmd_refresh(args) -> int:
-    from autograder.authoring import refresh_file
+    from autograder.authoring.build import refresh_file
     from autograder.course import source_notebooks
 
     paths = [Path(p) for p in args.notebooks] or source_notebooks()
@@ -82,7 +82,7 @@ def cmd_refresh(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from autograder.grade import grade_class
+    from autograder.classroom.grade import grade_class
 
     try:
         return grade_class(Path(args.submitted), workers=args.workers, out=Path(args.out),
@@ -94,7 +94,7 @@ def cmd_grade(args) -> int:
 
 
 def cmd_lint(args) -> int:
-    from autograder.lint import lint_paths
+    from autograder.authoring.lint import lint_paths
 
     problems = lint_paths([Path(p) for p in args.notebooks] or None)
     for p in problems:
@@ -104,7 +104,7 @@ def cmd_lint(args) -> int:
 
 
 def cmd_release(args) -> int:
-    from autograder.release import generate, stale
+    from autograder.authoring.release import generate, stale
 
     if args.check:
         problems = stale()
@@ -118,7 +118,7 @@ def cmd_release(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from autograder.authoring import build_file
+    from autograder.authoring.build import build_file
 
     for src in args.sources:
         print(build_file(Path(src)))
@@ -128,7 +128,7 @@ def cmd_build(args) -> int:
 def cmd_export(args) -> int:
     import nbformat
 
-    from autograder.authoring import export
+    from autograder.authoring.text_format import export
 
     sys.stdout.write(export(nbformat.read(args.notebook, as_version=4)))
     return 0
@@ -136,7 +136,7 @@ def cmd_export(args) -> int:
 
 def cmd_coverage(args) -> int:
     from autograder.course import syllabus
-    from autograder.lint import coverage
+    from autograder.authoring.lint import coverage
 
     got, topics = coverage(), syllabus()
     missing = [t for t, v in got.items() if not v["cells"]]
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true")
     p.set_defaults(func=cmd_release)
 
-    p = sub.add_parser("build", help="build source notebooks from the text format (see autograder/authoring.py)")
+    p = sub.add_parser("build", help="build source notebooks from the text format (see autograder/authoring/text_format.py)")
     p.add_argument("sources", nargs="+")
     p.set_defaults(func=cmd_build)
 

@@ -19,7 +19,6 @@ The load test (issue 6): make bench BENCH_ARGS="--students 200 --skip-curriculum
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import shutil
@@ -35,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.course import source_notebooks  # noqa: E402
+from ci.classes import expected_scores, synthetic_class  # noqa: E402
 
 PY = sys.executable
 
@@ -94,16 +94,6 @@ def suite_seconds() -> tuple[float, int]:
     return secs, len(source_notebooks())
 
 
-def synthetic_class(tier: str, students: int, course: Path) -> None:
-    """nbgrader's layout, filled from the release (even students hand in the blank, odd ones the reference)."""
-    for i in range(students):
-        for src in source_notebooks(tier):
-            pick = src if i % 2 else ROOT / "release" / tier / src.name
-            dest = course / "submitted" / f"student{i:03d}" / tier / src.name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(pick, dest)
-
-
 class TreeMemory(threading.Thread):
     """Samples the memory of a process and all its descendants (workers, kernels, ranks), so "bounded
     memory" is a measured curve, not the largest single process. Each process counts its proportional set
@@ -148,19 +138,6 @@ class TreeMemory(threading.Thread):
         tenth = max(1, len(s) // 10)
         return (f"peak tree PSS {max(s):.0f} MB (first tenth of the run {max(s[:tenth]):.0f} MB, last tenth "
                 f"{max(s[-tenth:]):.0f} MB), largest single process {self.peak_process:.0f} MB")
-
-
-def expected_scores(csv_path: Path) -> tuple[int, int, list[str]]:
-    """Blank hand-ins must score 0 and reference hand-ins full marks: a load test that grades wrongly fails."""
-    with csv_path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    wrong = []
-    for r in rows:
-        reference = int(r["student"].removeprefix("student")) % 2 == 1
-        want = float(r["max_score"]) if reference else 0.0
-        if r["status"] != "ok" or float(r["score"]) != want or float(r["max_score"]) == 0:
-            wrong.append(f"{r['student']}/{r['notebook']}: {r['score']}/{r['max_score']} {r['status']}")
-    return len(rows), len(rows) - len(wrong), wrong
 
 
 def ours(course: Path, workers: int = 2) -> tuple[float, TreeMemory, subprocess.Popen]:

@@ -73,8 +73,8 @@ def stop_groups(procs, timeout: float) -> None:
 
 def cluster_throughput(submitted: Path, worker_counts=(1, 2), env: dict | None = None) -> dict[int, float]:
     """Notebooks per minute of `grade SUBMITTED --scheduler` with each number of local worker processes."""
-    from autograder.cluster import references_for
-    from autograder.grade import discover
+    from autograder.classroom.cluster import references_for
+    from autograder.classroom.jobs import discover
 
     jobs, _ = discover(Path(submitted))
     references_for(jobs)  # warm: the reference reports, once, outside the timings
@@ -105,7 +105,7 @@ def main() -> int:
         submitted = Path(args.submitted) if args.submitted else None
         if submitted is None:
             sys.path.insert(0, str(ROOT))
-            from ci.bench import synthetic_class
+            from ci.classes import synthetic_class
 
             synthetic_class(args.tier, args.students, Path(tmp))
             submitted = Path(tmp) / "submitted"

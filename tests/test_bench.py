@@ -7,7 +7,8 @@ import csv
 import subprocess
 import sys
 
-from ci.bench import TreeMemory, expected_scores
+from ci.bench import TreeMemory
+from ci.classes import expected_scores
 
 
 def test_memory_is_sampled_across_the_whole_process_tree():

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.release import finish, workdir
+from autograder.authoring.release import finish, workdir
 from tests.tiny_course import ROOT, blank, make_course
 
 CHROMIUM = os.environ.get("PTLAB_CHROMIUM", "/usr/bin/chromium")
@@ -60,8 +60,8 @@ def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the "
                     "real-browser test")
-    from autograder.labsettings import write_overrides
-    from autograder.progress import write_dashboard
+    from autograder.learner.labsettings import write_overrides
+    from autograder.learner.dashboard import write_dashboard
 
     tmp = tmp_path_factory.mktemp("lab")
     src = make_course(tmp)

@@ -102,8 +102,8 @@ FORGERIES = {
 
 @pytest.mark.parametrize("attack", FORGERIES, ids=list(FORGERIES))
 def test_every_kind_of_reach_into_the_grader_is_flagged(course, attack):
-    from autograder.assemble import assemble
-    from autograder.tamper import scan
+    from autograder.pipeline.assemble import assemble
+    from autograder.pipeline.tamper import scan
 
     _, src = course
     source = nbformat.read(str(src), 4)

@@ -109,7 +109,7 @@ def test_the_cluster_grades_as_the_local_run_does(cluster):
 
 
 def test_a_notebook_that_took_down_two_workers_gets_a_status(cluster):
-    from autograder.cluster import ATTEMPTS, KILLED, run_task
+    from autograder.classroom.cluster import ATTEMPTS, KILLED, run_task
 
     tmp, sub, _, client, *_ = cluster
     client.set_metadata([ATTEMPTS, "test-run", "alice"], 2)  # as if two workers had died grading it

@@ -81,7 +81,7 @@ def _cell(gid, *errors):
 def test_faults_are_read_from_error_outputs_one_line_per_kind():
     from nbformat.v4 import new_notebook
 
-    from autograder.faults import in_cells
+    from autograder.pipeline.faults import in_cells
 
     nb = new_notebook(cells=[
         _cell("ex1_fit", ("KeyboardInterrupt", ""), ("CellTimeoutError", "")),  # one timeout, counted once
@@ -93,7 +93,7 @@ def test_faults_are_read_from_error_outputs_one_line_per_kind():
 
 
 def test_the_status_is_ok_or_what_went_wrong_in_a_few_words():
-    from autograder.faults import status
+    from autograder.pipeline.faults import status
 
     assert status([]) == "ok"
     assert status(["the kernel died", "out of memory: ex1"]) == "the kernel died; out of memory: ex1"

@@ -13,8 +13,8 @@ import textwrap
 import nbformat
 import pytest
 
-from autograder.check import grade_submission
-from autograder.score import score
+from autograder.pipeline.check import grade_submission
+from autograder.pipeline.score import score
 from tests.tiny_course import blank, make_course, with_answer
 
 SWALLOW = '''

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import cells, hints
+from autograder.pipeline import cells
+from autograder.authoring import hints
 from autograder.course import source_notebooks
 
 NOTEBOOKS = source_notebooks()

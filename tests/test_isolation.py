@@ -21,7 +21,7 @@ import uuid
 
 import pytest
 
-from autograder import sandbox
+from autograder.isolation import sandbox
 from autograder.course import CACHE_DIR, ROOT
 from tests.tiny_course import alive, cli, hand_ins
 
@@ -133,7 +133,7 @@ def test_without_namespaces_grading_says_so_once_and_goes_on(tmp_path):
 GRADER = """
 import sys
 from nbformat.v4 import new_code_cell, new_notebook
-from autograder.execute import execute
+from autograder.pipeline.execute import execute
 nb = new_notebook(cells=[new_code_cell(sys.argv[1]), new_code_cell("import time; time.sleep(300)")])
 nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
 execute(nb, timeout=600)

@@ -13,14 +13,14 @@ import pytest
 
 import torch
 
-from autograder import cells, expected, faults
-from autograder.assemble import assemble
-from autograder.cells import grade_id, kind
-from autograder.check import grade_submission
+from autograder.pipeline import cells, expected, faults
+from autograder.pipeline.assemble import assemble
+from autograder.pipeline.cells import grade_id, kind
+from autograder.pipeline.check import grade_submission
 from autograder.course import release_path, source_notebooks
-from autograder.lint import lint_notebook
-from autograder.score import score
-from autograder.tamper import scan
+from autograder.authoring.lint import lint_notebook
+from autograder.pipeline.score import score
+from autograder.pipeline.tamper import scan
 from ci.run_notebooks import run_one
 from tests import answers
 

@@ -2,7 +2,7 @@
 
 from nbformat.v4 import new_code_cell, new_output
 
-from autograder.observe import MIME, collect, disagreement
+from autograder.pipeline.observe import MIME, collect, disagreement
 
 
 def report(label, value, rtol=1e-4, atol=1e-6):
@@ -75,7 +75,7 @@ def test_the_notebook_side_turns_answers_into_plain_json(monkeypatch):
     import numpy as np
     import torch
 
-    from autograder import template
+    from autograder.authoring import template
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))

@@ -6,7 +6,7 @@ import json
 import nbformat
 import pytest
 
-from autograder.release import finish, stamp_python, workdir
+from autograder.authoring.release import finish, stamp_python, workdir
 from tests.tiny_course import blank, cli, make_course, with_answer
 
 RIGHT_DOUBLE = "def double(x):\n    return 2 * x\n"
@@ -127,7 +127,7 @@ def test_progress_on_a_missing_folder_exits_2(course, tmp_path):
 
 def test_workdir_copies_the_release_never_overwrites_and_adds_the_dashboard(tmp_path):
     from autograder.course import RELEASE_DIR
-    from autograder.progress import DASHBOARD, write_dashboard
+    from autograder.learner.dashboard import DASHBOARD, write_dashboard
 
     release = tmp_path / "release"
     (release / "junior").mkdir(parents=True)
@@ -145,7 +145,7 @@ def test_workdir_copies_the_release_never_overwrites_and_adds_the_dashboard(tmp_
 
     assert nb["metadata"]["language_info"]["version"] == sys.version.split()[0]
     dash = write_dashboard(work)
-    assert dash.name == DASHBOARD and "autograder.progress" in dash.read_text()
+    assert dash.name == DASHBOARD and "from autograder.progress import show" in dash.read_text()
     dash.write_text("mine")
     assert write_dashboard(work) is None and dash.read_text() == "mine"
 
@@ -157,7 +157,7 @@ def test_stamp_python_sets_the_kernel_version():
 
 def test_make_lab_prepares_work_and_switches_off_the_news_prompt_by_a_setting(tmp_path):
     from autograder.course import ROOT
-    from autograder.labsettings import write_overrides
+    from autograder.learner.labsettings import write_overrides
 
     target = write_overrides(str(tmp_path))
     settings = json.loads(target.read_text())

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from autograder.course import RELEASE_DIR, colab_url, release_path, source_notebooks
-from autograder.release import stale
+from autograder.authoring.release import stale
 
 SOURCES = source_notebooks()
 IDS = [f"{p.parent.name}/{p.stem}" for p in SOURCES]

@@ -8,9 +8,9 @@ import sys
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import sandbox
+from autograder.isolation import sandbox
 from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
-from autograder.execute import execute
+from autograder.pipeline.execute import execute
 
 PROBE = f'''
 import json, os, socket
@@ -94,6 +94,6 @@ def test_own_pid_namespace_allow_listed_file_system_capped_processes(probe):
 
 
 def test_the_process_cap_is_worded_as_a_fault():
-    from autograder.faults import status, too_many_processes
+    from autograder.pipeline.faults import status, too_many_processes
 
     assert status([too_many_processes(256)]).startswith("too many processes: ")

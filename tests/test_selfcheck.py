@@ -8,11 +8,11 @@ import shutil
 import nbformat
 import pytest
 
-from autograder import template
-from autograder.authoring import refresh, refresh_file
-from autograder.cells import grade_id, kind
+from autograder.authoring import template
+from autograder.authoring.build import refresh, refresh_file
+from autograder.pipeline.cells import grade_id, kind
 from autograder.course import source_notebooks
-from autograder.release import COLLAPSED, finish
+from autograder.authoring.release import COLLAPSED, finish
 from tests.tiny_course import ROOT, blank, cli, make_course, with_answer
 
 
@@ -68,8 +68,8 @@ def test_release_collapses_the_helpers_and_keeps_locked_checksums_valid(course):
 
 
 def test_the_tamper_scan_never_flags_the_self_check(course):
-    from autograder.assemble import assemble
-    from autograder.tamper import scan
+    from autograder.pipeline.assemble import assemble
+    from autograder.pipeline.tamper import scan
 
     _, src = course
     source = nbformat.read(str(src), 4)
@@ -81,7 +81,7 @@ def test_the_grader_runs_the_cell_as_a_no_op(course, tmp_path):
     tmp, src = course
     path = tmp_path / "01_tiny.ipynb"
     nbformat.write(student(src), str(path))
-    script = ("import json, sys\nfrom pathlib import Path\nfrom autograder.check import grade_notebook\n"
+    script = ("import json, sys\nfrom pathlib import Path\nfrom autograder.pipeline.check import grade_notebook\n"
               "r = grade_notebook(Path(sys.argv[1]))\n"
               "print(json.dumps([c.get('outputs') for c in r.executed.cells if "
               "c.get('metadata', {}).get('nbgrader', {}).get('grade_id') == 'selfcheck']))")
@@ -130,7 +130,7 @@ def test_in_a_jupyter_kernel_the_cell_shows_the_table(course, tmp_path, monkeypa
 
 
 def test_a_plain_kernel_without_a_session_explains_itself(capsys, monkeypatch):
-    from autograder.selfcheck import check_this_notebook
+    from autograder.learner.selfcheck import check_this_notebook
 
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     check_this_notebook()
@@ -138,7 +138,7 @@ def test_a_plain_kernel_without_a_session_explains_itself(capsys, monkeypatch):
 
 
 def test_notebook_path_resolves_relative_session_names(tmp_path, monkeypatch):
-    from autograder.selfcheck import notebook_path
+    from autograder.learner.selfcheck import notebook_path
 
     (tmp_path / "a.ipynb").write_text("{}")
     monkeypatch.chdir(tmp_path)
@@ -154,8 +154,8 @@ def test_check_cli_still_grades_the_tiny_course_with_the_self_check_cells(course
 
 
 def test_the_lint_rule_for_the_self_check_cells(tmp_path, monkeypatch):
-    """Off until the lead refreshes every source notebook; then autograder.lint.REQUIRE_SELFCHECK = True."""
-    from autograder import lint
+    """Off until the lead refreshes every source notebook; then autograder.authoring.lint.REQUIRE_SELFCHECK = True."""
+    from autograder.authoring import lint
 
     some = source_notebooks("junior")[0]
     copy = tmp_path / "junior" / some.name

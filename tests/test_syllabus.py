@@ -3,7 +3,7 @@
 import json
 
 from autograder.course import TIERS, source_notebooks, syllabus
-from autograder.lint import coverage
+from autograder.authoring.lint import coverage
 
 EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 24)], "mid": [f"M{i:02d}" for i in range(1, 39)],
             "senior": [f"S{i:02d}" for i in range(1, 34)]}

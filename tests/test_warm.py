@@ -1,4 +1,4 @@
-"""A grading worker starts the next kernel while a notebook runs (autograder/warm.py). A notebook graded on a
+"""A grading worker starts the next kernel while a notebook runs (autograder/isolation/warm.py). A notebook graded on a
 warmed kernel scores and reads exactly like one graded on a fresh kernel, and no warmed kernel outlives
 its worker."""
 
@@ -17,10 +17,10 @@ from tests.tiny_course import ROOT, alive, blank, make_course
 PROBE = r"""
 import json, sys
 from pathlib import Path
-from autograder import cells, warm
-import autograder.execute as E
-from autograder.check import grade_submission
-from autograder.score import score
+from autograder.pipeline import cells
+from autograder.isolation import warm
+from autograder.pipeline.check import grade_submission
+from autograder.pipeline.score import score
 
 warm.enable()
 marker = sys.argv[1]
@@ -30,10 +30,10 @@ def spy(make):
     got = _take(make)
     taken.append(got is not None)
     return got
-warm.take = spy
 out = []
 for path in sys.argv[2:]:
-    r = grade_submission(cells.read(Path(path)), cells.find_source(Path(path), cells.read(Path(path))), path)
+    r = grade_submission(cells.read(Path(path)), cells.find_source(Path(path), cells.read(Path(path))), path,
+                         kernels=spy)
     counts = [c.get("execution_count") for c in r.executed.cells if c.cell_type == "code"]
     out.append({"score": r.score, "passed": [t.passed for t in r.tests], "counts": counts, "faults": r.faults})
 print(json.dumps({"runs": out, "warm": taken}))

@@ -1,4 +1,4 @@
-"""Sandboxed kernels are forks of a fork server that has imported torch once (autograder/zygote.py). A forked
+"""Sandboxed kernels are forks of a fork server that has imported torch once (autograder/isolation/zygote.py). A forked
 kernel reads like a freshly started one, holds nothing of the course, lives in the same sandbox, and the
 server goes with the process that started it. Where the server cannot give a kernel, one starts as before."""
 
@@ -12,10 +12,11 @@ import time
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder import cells, sandbox, zygote
-from autograder.check import grade_submission
+from autograder.pipeline import cells
+from autograder.isolation import sandbox, zygote
+from autograder.pipeline.check import grade_submission
 from autograder.course import ROOT, release_path
-from autograder.execute import execute
+from autograder.pipeline.execute import execute
 from tests import answers
 
 pytestmark = [pytest.mark.kernel,
@@ -62,7 +63,7 @@ def test_where_the_server_gives_no_kernel_one_starts_as_before(monkeypatch, tmp_
 
 
 def test_the_server_goes_with_the_process_that_started_it():
-    owner = subprocess.Popen([sys.executable, "-c", "from autograder import zygote; import time; "
+    owner = subprocess.Popen([sys.executable, "-c", "from autograder.isolation import zygote; import time; "
                               "print(zygote.address(), zygote._server['proc'].pid, flush=True); time.sleep(600)"],
                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:

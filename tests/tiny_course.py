@@ -10,8 +10,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.authoring import build
-from autograder.cells import grade_id
+from autograder.authoring.build import build
+from autograder.pipeline.cells import grade_id
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent

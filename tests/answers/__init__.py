@@ -17,7 +17,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder.cells import grade_id, kind
+from autograder.pipeline.cells import grade_id, kind
 
 
 def load(source: Path) -> tuple[dict, dict]:

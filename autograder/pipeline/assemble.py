@@ -11,7 +11,7 @@ import copy
 
 from nbformat import NotebookNode
 
-from autograder.cells import grade_id, kind
+from autograder.pipeline.cells import grade_id, kind
 
 STUB_CODE = "# YOUR CODE HERE\nraise NotImplementedError()"
 STUB_TEXT = "YOUR ANSWER HERE"

@@ -16,7 +16,7 @@ import re
 
 from nbformat import NotebookNode
 
-from autograder.cells import grade_id, kind
+from autograder.pipeline.cells import grade_id, kind
 
 HINT = re.compile(r"<details>\s*<summary>\s*Hint (\d+)\s*</summary>(.*?)</details>", re.S)
 MAX_HINTS = 3

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder import cells
+from autograder.pipeline import cells
 from autograder.course import COURSE, source_notebooks
 
 

@@ -21,7 +21,7 @@ import builtins
 
 from nbformat import NotebookNode
 
-from autograder.cells import grade_id, kind
+from autograder.pipeline.cells import grade_id, kind
 
 BUILTIN_NAMES = set(dir(builtins))
 REACH_MODULES = {"IPython", "ipykernel", "zmq", "jupyter_client", "comm", "gc", "ctypes", "importlib",

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder import observe
-from autograder.cells import grade_id, kind
+from autograder.pipeline import observe
+from autograder.pipeline.cells import grade_id, kind
 from autograder.course import CACHE_DIR, GradingInputError
 
 CACHE = CACHE_DIR / "expected"
@@ -43,7 +43,7 @@ def _key(source_path: Path) -> str:
 
 def reports_of(executed: NotebookNode) -> tuple[Reports, list[str]]:
     """Reports per test cell, and the test cells that failed in this run."""
-    from autograder.score import score
+    from autograder.pipeline.score import score
 
     reports = {grade_id(c): observe.collect(c) for c in executed.cells if kind(c) == "test"}
     failed = [t.grade_id for t in score(executed)[0] if not t.passed]
@@ -77,7 +77,7 @@ class Reference:
 
     def reports(self, source: NotebookNode, timeout: int | None = None) -> Reports:
         """From the cache, or from one run of the source notebook."""
-        from autograder.execute import execute
+        from autograder.pipeline.execute import execute
 
         hit = self.cached()
         if hit is not None:

@@ -4,12 +4,12 @@ grading process and every kernel is a fork of that, instead of a fresh interpret
 Importing them costs about 1.5 s of CPU per kernel, most of a junior notebook's grading on two cores.
 A fork costs a few milliseconds and shares the loaded pages.
 
-The sandbox is unchanged: `autograder.sandbox` still builds each kernel's namespaces and file system with
+The sandbox is unchanged: `autograder.isolation.sandbox` still builds each kernel's namespaces and file system with
 its own init (see there). Only the last step differs: instead of the init starting a new interpreter, a
 fork of this server joins the init's namespaces, forks once more (the kernel, now inside the init's PID
 namespace), drops to the sandbox's user, limits and environment, and runs ipykernel.
 
-    python autograder/zygote.py SOCKET     (started by `address()`, one per grading process)
+    python autograder/isolation/zygote.py SOCKET     (started by `address()`, one per grading process)
 
 The server only imports: it never runs a tensor operation (OpenMP's threads do not survive a fork) and
 never touches CUDA (a CUDA context made before a fork is unusable after it; sandboxed kernels see no GPU

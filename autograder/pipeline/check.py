@@ -1,7 +1,7 @@
 """Self-check: grade one notebook against the full test suite of its source.
 
 identify -> assemble -> expectations (the reference's reports) -> execute -> faults -> score -> report.
-The same path grades a whole class (grade.py).
+The same path grades a whole class (classroom/grade.py).
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder import cells, expected, faults, sandbox
-from autograder.assemble import assemble
-from autograder.execute import execute
-from autograder.tamper import scan
-from autograder.score import ManualItem, TestResult, as_dicts, score
+from autograder.pipeline import cells, expected, faults
+from autograder.isolation import sandbox
+from autograder.pipeline.assemble import assemble
+from autograder.pipeline.execute import execute
+from autograder.pipeline.tamper import scan
+from autograder.pipeline.score import ManualItem, TestResult, as_dicts, score
 
 
 GRADING_ENV = "PTLAB_GRADING"
@@ -49,16 +50,18 @@ class Report:
                 "manual": as_dicts(self.manual), "notes": self.notes, "faults": self.faults, "flags": self.flags}
 
 
-def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None) -> Report:
+def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None,
+                   kernels=None) -> Report:
     """Raises GradingInputError when the file cannot be graded at all."""
     submitted = cells.read(path)
-    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references)
+    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references, kernels)
 
 
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None,
-                     references: dict | None = None) -> Report:
+                     references: dict | None = None, kernels=None) -> Report:
     """`references`: reference reports by cache key, computed elsewhere (a cluster's grading process ships
-    them to its workers); a source not among them is looked up as usual."""
+    them to its workers); a source not among them is looked up as usual. `kernels`: a source of started
+    kernels for the submission's run (see execute.execute)."""
     # Kernels inherit this: a notebook's self-check cell (template.SELFCHECK) then does nothing while graded.
     os.environ[GRADING_ENV] = "1"
     source = cells.read(source_path)
@@ -70,7 +73,7 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
         reference = ref.cached()
     if reference is None and not expected.is_reference(nb, source):
         reference = ref.reports(source, timeout)
-    executed, run_faults = execute(nb, timeout=timeout)
+    executed, run_faults = execute(nb, timeout=timeout, kernels=kernels)
     run_faults += faults.in_cells(executed)
     if sandbox.enabled() and not sandbox.namespaces_work():
         notes.append(sandbox.status())

@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass
 from nbformat import NotebookNode
 from nbgrader.utils import determine_grade
 
-from autograder import observe
-from autograder.assemble import STUB_TEXT
-from autograder.cells import grade_id, kind, points, topics
+from autograder.pipeline import observe
+from autograder.pipeline.assemble import STUB_TEXT
+from autograder.pipeline.cells import grade_id, kind, points, topics
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from nbformat import NotebookNode
 
-from autograder.cells import grade_id
+from autograder.pipeline.cells import grade_id
 
 # nbgrader records a timed-out cell as CellTimeoutError; the interrupt it sends surfaces as KeyboardInterrupt.
 TIMEOUT_NAMES = ("CellTimeoutError", "KeyboardInterrupt")

@@ -22,7 +22,8 @@ from pathlib import Path
 from distributed import WorkerPlugin
 
 from autograder.course import GradingInputError
-from autograder.grade import Job, _row, grade_one
+from autograder.classroom.jobs import Job, grade_one
+from autograder.classroom.jobs import row as status_row
 
 ATTEMPTS = "ptlab-grading-starts"  # scheduler metadata: {run: {job: starts}}
 MAX_STARTS = 2
@@ -46,8 +47,8 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
     worker meets the same error and reports it as a local run would."""
     import os
 
-    from autograder import cells, expected
-    from autograder.check import GRADING_ENV
+    from autograder.pipeline import cells, expected
+    from autograder.pipeline.check import GRADING_ENV
 
     os.environ[GRADING_ENV] = "1"  # the reference runs as it does inside a grading worker
     by_source: dict[Path, dict] = {}
@@ -70,17 +71,17 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
 
 class WarmKernels(WorkerPlugin):
     """A worker plugin: a worker grades notebook after notebook, as a local pool worker does, so the next kernel
-    starts while one runs (autograder/warm.py); the spare kernel goes when the worker closes."""
+    starts while one runs (autograder/isolation/warm.py); the spare kernel goes when the worker closes."""
 
     name = "ptlab-warm-kernels"
 
     def setup(self, worker) -> None:
-        from autograder import warm
+        from autograder.isolation import warm
 
         warm.enable()
 
     def teardown(self, worker) -> None:
-        from autograder import warm
+        from autograder.isolation import warm
 
         warm._discard_all()
 
@@ -98,7 +99,7 @@ def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: boo
         client = get_client()
         starts = client.get_metadata([ATTEMPTS, run, job_id], 0)
         if starts >= MAX_STARTS:
-            return _row(student, tier, path, status=KILLED), None
+            return status_row(student, tier, path, status=KILLED), None
         client.set_metadata([ATTEMPTS, run, job_id], starts + 1)
         feedback = Path(tmp) / "feedback" if want_feedback else None
         row = grade_one(Job(student, tier, path), str(feedback) if feedback else None, timeout, references)
@@ -116,7 +117,7 @@ def _write_feedback(feedback: Path, job: Job, html: str) -> None:
 
 def _workers_status(client) -> str:
     def probe() -> str:
-        from autograder import sandbox
+        from autograder.isolation import sandbox
 
         return sandbox.status()
 
@@ -182,9 +183,9 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
                         if (again := submit(job, attempt + 1)) is not None:
                             pending.add(again)
                             continue
-                    row, html = _row(job.student, job.tier, job.path, status=KILLED), None
+                    row, html = status_row(job.student, job.tier, job.path, status=KILLED), None
                 except Exception as e:  # a task that could not run at all must not stop the batch
-                    row, html = _row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
+                    row, html = status_row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
                 fut.release()
                 if html and feedback:
                     _write_feedback(feedback, job, html)

@@ -54,7 +54,7 @@ def _deadline(seconds: int):
 
 def _cap_outputs(nb: NotebookNode) -> list[str]:
     """Cut floods of output (they would bloat the feedback and the gradebook); returns the cells cut."""
-    from autograder.faults import where
+    from autograder.pipeline.faults import where
 
     cut = []
     for i, cell in enumerate(nb.cells):
@@ -73,49 +73,17 @@ def _cap_outputs(nb: NotebookNode) -> list[str]:
     return cut
 
 
-def kill_kernel(km) -> None:
-    """A kernel's whole process group goes (jupyter_client starts each kernel in a session of its own)."""
-    process = getattr(getattr(km, "provisioner", None), "process", None)
-    if process is not None and process.poll() is None:
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            process.wait(timeout=5)
+def execute(nb: NotebookNode, timeout: int | None = None, kernels=None) -> tuple[NotebookNode, list[str]]:
+    """Return the executed notebook and the faults of the run: it ended early, or its output was cut.
 
-
-@functools.lru_cache(maxsize=1)
-def _sandboxed_manager():
-    """A kernel manager whose kernel starts inside autograder.sandbox and talks over unix sockets
-    (a kernel without a network cannot reach TCP ports)."""
-    from jupyter_client.manager import AsyncKernelManager
-    from traitlets import Unicode
-
-    class SandboxedKernelManager(AsyncKernelManager):
-        scratch = Unicode("", config=True)
-
-        def format_kernel_cmd(self, extra_arguments=None):
-            from jupyter_core.paths import jupyter_runtime_dir
-
-            from autograder.sandbox import launcher
-
-            return [*launcher(self.scratch, jupyter_runtime_dir()), *super().format_kernel_cmd(extra_arguments)]
-
-    return SandboxedKernelManager
-
-
-def _manager_config(config: Config, manager, scratch: str) -> Config:
-    config = Config(config)
-    # Student code gets a scratch directory of its own as its working directory, never the course tree.
-    config[manager.__name__] = Config(scratch=scratch, transport="ipc", ip=os.path.join(scratch, "kernel-ipc"))
-    return config
-
-
-def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode, list[str]]:
-    """Return the executed notebook and the faults of the run: it ended early, or its output was cut."""
+    `kernels`: where a started kernel may come from instead of a fresh start, called with a factory
+    `make_manager(scratch)` of unstarted sandboxed kernel managers; it returns an object with `km`, `scratch`
+    and `discard()`, or None. A class-grading worker passes isolation.warm.take; `check` passes nothing."""
     from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
-    from autograder import sandbox, warm
+    from autograder.isolation import sandbox
+    from autograder.isolation.kernels import kill_kernel, manager_config, sandboxed_manager
 
     config = Config(course_config())
     if timeout is not None:
@@ -123,11 +91,11 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
     # A graded kernel has nothing to save: a graceful shutdown only makes the next notebook wait for it.
     config.Execute.shutdown_kernel = "immediate"
     notes: list[str] = []
-    manager = _sandboxed_manager() if sandbox.enabled() else None
+    manager = sandboxed_manager() if sandbox.enabled() else None
     ready = None
-    if manager is not None and nb.metadata.get("kernelspec", {}).get("name") == "python3":
-        ready = warm.take(lambda scratch: manager(kernel_name="python3",
-                                                  config=_manager_config(config, manager, scratch)))
+    if kernels is not None and manager is not None and nb.metadata.get("kernelspec", {}).get("name") == "python3":
+        ready = kernels(lambda scratch: manager(kernel_name="python3",
+                                                config=manager_config(config, manager, scratch)))
     with contextlib.ExitStack() as stack:
         if ready is not None:
             scratch = ready.scratch
@@ -136,7 +104,7 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
             scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ptlab-run-"))
         kwargs = {}
         if manager is not None:
-            config = _manager_config(config, manager, scratch)
+            config = manager_config(config, manager, scratch)
             kwargs["kernel_manager_class"] = manager
         executor = Execute(config=config, **kwargs)
         try:
@@ -157,7 +125,7 @@ def execute(nb: NotebookNode, timeout: int | None = None) -> tuple[NotebookNode,
             # or a warmed one, which nbclient never owned.
             kill_kernel(executor.km)
         if sandbox.hit_cap(scratch):  # the sandbox stopped a fork loop: that, not "the kernel died", is why
-            from autograder.faults import too_many_processes
+            from autograder.pipeline.faults import too_many_processes
 
             notes = [too_many_processes(sandbox.MAX_TASKS),
                      *(n for n in notes if not n.startswith(("the kernel died", "the run stopped early")))]

@@ -9,9 +9,9 @@ from pathlib import Path
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
 
-from autograder.assemble import without_hidden
-from autograder.cells import kind
-from autograder.observe import MIME
+from autograder.pipeline.assemble import without_hidden
+from autograder.pipeline.cells import kind
+from autograder.pipeline.observe import MIME
 
 
 def redact(executed: NotebookNode, summary: str) -> NotebookNode:

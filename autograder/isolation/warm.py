@@ -21,6 +21,8 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from autograder.isolation.kernels import kill_kernel
+
 # What every notebook's setup and derived cells import first; importing them early changes nothing the
 # notebook can observe except the time its first cells take.
 PRELOAD = "import torch, numpy, matplotlib"
@@ -32,8 +34,6 @@ class Warm:
     scratch: str  # the kernel's working directory; removed with the kernel
 
     def discard(self) -> None:
-        from autograder.execute import kill_kernel
-
         kill_kernel(self.km)
         with contextlib.suppress(Exception):
             done = self.km.cleanup_resources()  # a coroutine on an async kernel manager

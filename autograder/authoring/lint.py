@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from autograder import template
-from autograder.cells import grade_id, kind, nbg, topics
+from autograder.authoring import template
+from autograder.pipeline.cells import grade_id, kind, nbg, topics
 from autograder.course import COURSE, colab_badge, source_notebooks, syllabus
 
 NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
@@ -96,7 +96,7 @@ def lint_notebook(path: Path) -> list[str]:
             bad(where, "unbalanced hidden-test markers")
         if k == "test" and "_observe(" not in src.partition(HIDDEN_MARKERS[0])[2]:
             bad(where, "a test cell must report answers with _observe(label, value) in its hidden tests, on inputs "
-                       "the kernel never checks itself (see autograder/observe.py)")
+                       "the kernel never checks itself (see autograder/pipeline/observe.py)")
         if cell.cell_type == "code":
             try:
                 tree = ast.parse(_python(src))
@@ -164,7 +164,7 @@ def _lint_fixed_cells(nb: NotebookNode, bad) -> None:
 
 
 def _lint_selfcheck(nb: NotebookNode, bad) -> None:
-    from autograder.authoring import selfcheck_cells
+    from autograder.authoring.build import selfcheck_cells
 
     want = [(c.cell_type, c.source, grade_id(c)) for c in selfcheck_cells()]
     if [(c.cell_type, c.source, grade_id(c)) for c in nb.cells[-2:]] != want:

@@ -1,0 +1,148 @@
+"""The fence: the command that starts a kernel in its own user, mount, network, PID, IPC and UTS namespaces,
+on a file system built from an allow-list (`filesystem_script`), with the namespace's init (pid1.py) as its
+first process. Where the grader runs as root, a helper maps the namespace's users first (`_map_users`)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from autograder.isolation.limits import CAP_MARK, INNER_UID, MAX_TASKS, SANDBOX_UID, as_root
+from autograder.isolation.pid1 import INIT
+
+NEW_ROOT = ".ptlab-root"  # the mount point of the kernel's file system, inside the scratch directory
+ETC = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts", "localtime",
+       "alternatives", "ssl", "fonts", "mime.types"]
+DEVICES = ["null", "zero", "full", "random", "urandom", "tty"]
+
+
+def _allowed() -> list[Path]:
+    """What the kernel's file system holds besides /dev, /proc, /tmp and its scratch directory, read-only."""
+    paths = [Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")]
+    paths += [Path("/etc") / name for name in ETC]
+    interpreter = os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))
+    paths += [Path(prefix) for prefix in sorted({sys.prefix, sys.base_prefix, interpreter})]
+    return [p for p in paths if os.path.lexists(p)]
+
+
+def filesystem_script(scratch: Path) -> str:
+    """Builds the kernel's file system on an empty tmpfs (an allow-list), enters it, and starts the init."""
+    q = shlex.quote
+    root = scratch / NEW_ROOT
+    r = q(str(root))
+
+    def inside(p: Path | str) -> str:
+        return q(str(root) + str(p))
+
+    lines = ["set -e", "ip link set lo up 2>/dev/null || true",
+              f"mount -t tmpfs -o size=1m,mode=755,nosuid,nodev none {r}",
+              f"mkdir -p {inside('/proc')} {inside('/dev/shm')} {inside('/tmp')} {inside('/sys')}",
+              f"mount -t proc -o nosuid,nodev,noexec proc {inside('/proc')}",
+              f"mount -t sysfs -o ro,nosuid,nodev,noexec sysfs {inside('/sys')} 2>/dev/null || true",
+              f"mount -t tmpfs -o size=1g,mode=1777,nosuid,nodev none {inside('/dev/shm')}",
+              f"mount -t tmpfs -o size=256m,mode=1777,nosuid,nodev none {inside('/tmp')}"]
+    for dev in DEVICES:
+        if os.path.exists(f"/dev/{dev}"):
+            lines += [f"touch {inside('/dev/' + dev)}", f"mount --bind /dev/{dev} {inside('/dev/' + dev)}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        lines.append(f"ln -s {target} {inside('/dev/' + name)}")
+    for p in _allowed():
+        if p.is_symlink() and p.parent == Path("/"):  # merged /usr: /bin -> usr/bin
+            lines += [f"ln -s {q(os.readlink(p))} {inside(p)}"]
+        elif p.is_dir():
+            lines += [f"mkdir -p {inside(p)}", f"mount --rbind {q(str(p))} {inside(p)}",
+                      f"mount -o remount,bind,ro,nosuid,nodev {inside(p)}"]
+        elif p.exists():
+            lines += [f"mkdir -p {inside(p.parent)}", f"touch {inside(p)}",
+                      f"mount --bind {q(str(p))} {inside(p)}",
+                      f"mount -o remount,bind,ro,nosuid,nodev {inside(p)}"]
+    lines += [f"mkdir -p {inside(scratch)}", f"mount --bind {q(str(scratch))} {inside(scratch)}",
+              f"mount -o remount,bind,nosuid,nodev {inside(scratch)}",
+              f"mount -o remount,bind,ro,nosuid,nodev {r}",
+              # enter the new root; the old one, stacked on top by pivot_root, is detached
+              f"cd {r}", "pivot_root . .", "umount -l .",
+              f"cd {q(str(scratch))}",
+              'exec "$@"']
+    return "\n".join(lines)
+
+
+def _map_users(pid: int, ready_w: int) -> None:
+    """In a helper process: once `pid` is in its new user namespace, map its root to ours (to build the
+    file system) and INNER_UID to SANDBOX_UID (the kernel), then tell the waiting script."""
+    own = os.readlink("/proc/self/ns/user")
+    deadline = time.monotonic() + 20
+    try:
+        while os.readlink(f"/proc/{pid}/ns/user") == own:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.002)
+        for name in ("uid_map", "gid_map"):
+            with open(f"/proc/{pid}/{name}", "w") as f:
+                f.write(f"0 0 1\n{INNER_UID} {SANDBOX_UID} 1\n")
+        os.write(ready_w, b"ok\n")
+    except OSError:
+        return
+
+
+def private_copies(scratch: Path, cmd: list[str]) -> list[str]:
+    """The kernel reads its connection file (in the runtime directory, or a temporary file of nbclient's)
+    from its scratch directory: neither of those is in its view."""
+    uid = SANDBOX_UID if as_root() else os.getuid()
+    out = list(cmd)
+    for i, arg in enumerate(cmd):
+        if (os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg)
+                and Path(arg).parent != scratch):
+            copy = scratch / f".ptlab-{os.path.basename(arg)}"
+            shutil.copyfile(arg, copy)
+            os.chmod(copy, 0o600)
+            if as_root():
+                os.chown(copy, uid, uid)
+            out[i] = str(copy)
+    return out
+
+
+def command(scratch: Path, cmd: list[str], join_fd: int = -1, grader: int | None = None) -> list[str]:
+    """The command that starts `cmd` fenced in; with `join_fd`, the init starts nothing, writes a line to
+    that descriptor when the sandbox is built, and waits for a kernel to join it (autograder/isolation/zygote.py).
+    The sandbox ends when `grader` (by default this process's parent) is gone."""
+    root = as_root()
+    uid = SANDBOX_UID if root else os.getuid()
+    (scratch / NEW_ROOT).mkdir(exist_ok=True)
+    if root:
+        os.chown(scratch, uid, uid)
+    cmd = private_copies(scratch, cmd)
+    try:
+        grader_fd = os.pidfd_open(os.getppid() if grader is None else grader)
+        os.set_inheritable(grader_fd, True)
+    except (AttributeError, OSError):
+        grader_fd = -1
+    init = [sys.executable, "-I", "-S", "-c", INIT, str(MAX_TASKS), str(INNER_UID if root else -1),
+            str(scratch / CAP_MARK), str(grader_fd), *(cmd if join_fd < 0 else ["--join", str(join_fd)])]
+    script = ["sh", "-c", filesystem_script(scratch), "sandbox"]
+    flags = ["--map-root-user"]
+    if root:
+        ready_r, ready_w = os.pipe()
+        me = os.getpid()
+        helper = os.fork()
+        if helper == 0:  # double fork: the helper must not stay our child once we exec unshare
+            try:
+                if os.fork() == 0:
+                    os.close(ready_r)
+                    _map_users(me, ready_w)
+            finally:
+                os._exit(0)
+        os.waitpid(helper, 0)
+        os.close(ready_w)
+        os.set_inheritable(ready_r, True)
+        flags = ["--user"]
+        # Wait until the helper has mapped the namespace's users, then start the script: a process exec'd
+        # before the mapping exists holds no capabilities in the namespace.
+        script = ["sh", "-c", f'read -r _ <&{ready_r} && exec {ready_r}<&- && exec "$@"', "sandbox", *script]
+    return ["unshare", *flags, "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child",
+            "--propagation", "private", *script, *init]
+

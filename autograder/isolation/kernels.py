@@ -1,0 +1,49 @@
+"""Kernel managers for student code: a jupyter_client manager whose kernel starts inside the sandbox (sandbox.py)
+and talks over unix sockets, and the one way to make sure a kernel is gone."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import signal
+
+from traitlets.config import Config
+
+
+def kill_kernel(km) -> None:
+    """A kernel's whole process group goes (jupyter_client starts each kernel in a session of its own)."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            process.wait(timeout=5)
+
+
+@functools.lru_cache(maxsize=1)
+def sandboxed_manager():
+    """A kernel manager whose kernel starts inside autograder.isolation.sandbox and talks over unix sockets
+    (a kernel without a network cannot reach TCP ports)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import Unicode
+
+    class SandboxedKernelManager(AsyncKernelManager):
+        scratch = Unicode("", config=True)
+
+        def format_kernel_cmd(self, extra_arguments=None):
+            from jupyter_core.paths import jupyter_runtime_dir
+
+            from autograder.isolation.sandbox import launcher
+
+            return [*launcher(self.scratch, jupyter_runtime_dir()), *super().format_kernel_cmd(extra_arguments)]
+
+    return SandboxedKernelManager
+
+
+def manager_config(config: Config, manager, scratch: str) -> Config:
+    """`config` plus what a sandboxed kernel needs: its scratch directory, as its working directory (never the
+    course tree), and unix sockets in there."""
+    config = Config(config)
+    config[manager.__name__] = Config(scratch=scratch, transport="ipc", ip=os.path.join(scratch, "kernel-ipc"))
+    return config

@@ -1,0 +1,100 @@
+"""The progress dashboard: work/00_progress.ipynb, and `show`, what its one code cell runs (`progress --json`
+in a separate process, then a table and the picture). `show` runs in the learner's kernel: it reaches the
+grader only through that subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from autograder.learner.progress import DASHBOARD
+
+
+DASHBOARD_INTRO = """# Your progress
+
+Run the cell below: it grades every notebook in this folder that changed since its last check (saved files
+only; the self-check at the end of each notebook records its result here too), then shows each notebook's
+score, the cells still failing, and how much of each syllabus topic you have mastered. Grading happens in a
+separate, sandboxed process: this kernel never sees a hidden test. From a terminal: `make progress`."""
+
+DASHBOARD_CODE = """import importlib.util
+
+if importlib.util.find_spec("autograder") is None:
+    print("The course's grader is not installed here: clone the course and run `make lab`.")
+else:
+    from autograder.progress import show
+
+    show()"""
+
+
+def dashboard_notebook():
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(cells=[new_markdown_cell(DASHBOARD_INTRO), new_code_cell(DASHBOARD_CODE)])
+    nb.cells[0]["id"], nb.cells[1]["id"] = "progress-intro", "progress-run"
+    from autograder.authoring.release import KERNELSPEC, LANGUAGE_INFO, stamp_python
+
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO)}  # opens unmodified
+    stamp_python(nb)
+    nbformat.validate(nb)
+    return nb
+
+
+def write_dashboard(work: Path) -> Path | None:
+    """work/00_progress.ipynb, unless the learner already has a file of that name (never overwritten)."""
+    import nbformat
+
+    target = Path(work) / DASHBOARD
+    if target.exists():
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(dashboard_notebook(), str(target))
+    return target
+
+
+def show(work: Path | None = None) -> None:
+    """What the dashboard cell runs: `progress --json` in a separate process, then a table and the figure."""
+    import html
+    import subprocess
+
+    from IPython.display import Image, display
+
+    work = Path(work or Path.cwd())
+    png = work / "progress.png"
+    handle = display({"text/plain": "checking the notebooks that changed..."}, raw=True, display_id=True)
+    env = {k: v for k, v in os.environ.items() if k != "JPY_SESSION_NAME"}
+    done = subprocess.run([sys.executable, "-m", "autograder", "progress", str(work), "--json", "--png", str(png)],
+                          env=env, capture_output=True, text=True)
+    try:
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        handle.update({"text/plain": "progress failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]},
+                      raw=True)
+        return
+    e = html.escape
+    rows = []
+    for n in result["notebooks"]:
+        failing = [c["grade_id"] for c in n["cells"] if c["passed"] is False]
+        passing = [c["grade_id"] for c in n["cells"] if c["passed"]]
+        waiting = [c["grade_id"] for c in n["cells"] if c["passed"] is None]
+        detail = ""
+        if n["status"] != "not started":
+            detail = (f"<span style='color:#1a7f37'>PASS {e(', '.join(passing))}</span><br>" if passing else "")
+            detail += (f"<span style='color:#cf222e'>FAIL {e(', '.join(failing))}</span><br>" if failing else "")
+            detail += (f"<span style='color:#9a6700'>awaiting a grader: {e(', '.join(waiting))}</span>"
+                       if waiting else "")
+        rows.append(f"<tr><td>{e(n['tier'])}</td><td>{e(n['notebook'])}</td>"
+                    f"<td>{n['score']:g}/{n['max_score']:g}</td><td>{e(n['status'])}</td>"
+                    f"<td style='text-align:left'>{detail}</td></tr>")
+    total = result["total"]
+    table = ("<div class='ptlab-progress'><table><thead><tr><th>tier</th><th>notebook</th><th>score</th>"
+             "<th>status</th><th style='text-align:left'>cells</th></tr></thead><tbody>" + "".join(rows) +
+             f"</tbody></table><p><b>total {total['score']:g}/{total['max_score']:g}</b></p></div>")
+    text = "\n".join(f"{n['tier']}/{n['notebook']}: {n['score']:g}/{n['max_score']:g} {n['status']}"
+                     for n in result["notebooks"])
+    handle.update({"text/plain": text, "text/html": table}, raw=True)
+    if png.exists():
+        display(Image(filename=str(png)))

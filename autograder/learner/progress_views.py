@@ -1,0 +1,133 @@
+"""What a learner reads of their progress: the terminal table (`make progress`) and the picture (the PNG the
+dashboard shows), both drawn from the model in progress.py.
+
+`progress(work)` is the function to time: it returns the same object `--json` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from autograder.course import TIERS
+from autograder.learner.progress import DEFAULT_DIR, collect, summary
+
+
+def progress(work: Path = DEFAULT_DIR, png: Path | None = None, log=None) -> dict:
+    """Re-check what changed in `work`, return the --json object, and draw the PNG when asked."""
+    entries, _, _ = collect(Path(work), log)
+    result = summary(entries)
+    if png is not None:
+        draw(result, Path(png), started_topics(entries))
+    return result
+
+
+def render_text(entries: list[dict], skipped: list[str], result: dict) -> str:
+    from autograder.course import syllabus
+
+    lines = []
+    for tier in TIERS:
+        mine = [e for e in entries if e["tier"] == tier]
+        if not mine:
+            continue
+        lines.append(f"{tier}  {sum(e['score'] for e in mine):g}/{sum(e['max_score'] for e in mine):g}")
+        for e in mine:
+            status = "" if e["status"] == "ok" else f"  [{e['status']}]"
+            lines.append(f"  {e['notebook']:<40} {e['score']:g}/{e['max_score']:g}{status}")
+            if e["status"] == "not started":
+                continue
+            for c in e["cells"]:
+                if c["passed"] is False:
+                    lines.append(f"      FAIL {c['grade_id']}: {c['message']}")
+                elif c["passed"] is None:
+                    lines.append(f"      TODO {c['grade_id']}: {c['message']}")
+    names = syllabus()
+    weak = [(t, v) for t, v in result["topics"].items() if v["max"] and v["earned"] < v["max"]]
+    strong = len(result["topics"]) - len(weak)
+    lines.append("")
+    lines.append(f"topics: {strong} of {len(result['topics'])} mastered; still to work on:" if weak
+                 else f"topics: all {len(result['topics'])} mastered")
+    for t, v in sorted(weak, key=lambda tv: tv[1]["earned"] / tv[1]["max"]):
+        lines.append(f"  {t:<4} {v['earned']:g}/{v['max']:g}  {names.get(t, {}).get('title', '')[:70]}")
+    lines += [f"skipped {s}" for s in skipped]
+    total = result["total"]
+    lines += ["", f"total {total['score']:g}/{total['max_score']:g} (autograded cells)"]
+    return "\n".join(lines)
+
+
+def started_topics(entries: list[dict]) -> set[str]:
+    """Topics examined by at least one notebook the learner has started."""
+    return {t for e in entries if e["status"] != "not started" for c in e["cells"] for t in c.get("topics", [])}
+
+
+def _tier_rows(ax, width: int, title: str) -> None:
+    """One row of tiles per tier, labelled by tier, no axes."""
+    ax.set_xlim(0, width)
+    ax.set_ylim(len(TIERS), 0)
+    ax.set_yticks([i + 0.45 for i in range(len(TIERS))], TIERS)
+    ax.set_xticks([])
+    ax.set_title(title, fontsize=10)
+    for side in ax.spines.values():
+        side.set_visible(False)
+
+
+def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
+    """Tiers x notebooks coloured by score; syllabus topics (per tier) coloured by mastery. Grey: nothing to
+    show yet (a topic only in notebooks not started, when `attempted` is given)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    from autograder.course import source_notebooks, syllabus
+
+    cmap = plt.get_cmap("RdYlGn")
+    grey = "#d0d0d0"
+    by_nb = {(n["tier"], n["notebook"]): n for n in result["notebooks"]}
+    course = {t: [p.stem for p in source_notebooks(t)] for t in TIERS}
+    topics = syllabus()
+    by_tier = {t: [tid for tid, info in topics.items() if info["tier"] == t] for t in TIERS}
+    width = max([len(v) for v in course.values()] + [12])
+    twidth = max([len(v) for v in by_tier.values()] + [1])
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(10, twidth * 0.42), 7.2),
+                                      gridspec_kw={"height_ratios": [1.1, 1]})
+    total = result["total"]
+    fig.suptitle(f"Your progress: {total['score']:g}/{total['max_score']:g} points", fontsize=13)
+    for row, tier in enumerate(TIERS):
+        for col, stem in enumerate(course[tier]):
+            n = by_nb.get((tier, stem))
+            frac = n["score"] / n["max_score"] if n and n["max_score"] else 0.0
+            started = n is not None and n["status"] != "not started"
+            colour = cmap(frac) if started else grey
+            top.add_patch(plt.Rectangle((col, row), 0.94, 0.9, color=colour))
+            label = stem[:2] + "\n" + (f"{n['score']:g}/{n['max_score']:g}" if started else "-")
+            top.text(col + 0.47, row + 0.45, label, ha="center", va="center", fontsize=8)
+    _tier_rows(top, width, "notebooks (colour: score; grey: not started)")
+
+    for row, tier in enumerate(TIERS):
+        for col, tid in enumerate(by_tier[tier]):
+            v = result["topics"].get(tid)
+            shown = v and v["max"] and (attempted is None or tid in attempted)
+            colour = cmap(v["earned"] / v["max"]) if shown else grey
+            bottom.add_patch(plt.Rectangle((col, row), 0.94, 0.9, color=colour))
+            bottom.text(col + 0.47, row + 0.45, tid, ha="center", va="center", fontsize=6.5, rotation=90)
+    _tier_rows(bottom, twidth, "syllabus topics (colour: points earned / possible; grey: not started)")
+    bar = fig.colorbar(plt.cm.ScalarMappable(cmap=ListedColormap(cmap(range(256)))), ax=[top, bottom],
+                       fraction=0.02, pad=0.01)
+    bar.set_label("fraction of points")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png
+
+
+def main_text(work: Path, as_json: bool, png: Path | None) -> int:
+    entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    result = summary(entries)
+    if png is not None:
+        draw(result, png, started_topics(entries))
+    print(json.dumps(result) if as_json else render_text(entries, skipped, result))
+    return 0
