@@ -5,8 +5,9 @@ import json
 from autograder.course import TIERS, source_notebooks, syllabus
 from autograder.authoring.lint import coverage
 
-EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 24)], "mid": [f"M{i:02d}" for i in range(1, 39)],
-            "senior": [f"S{i:02d}" for i in range(1, 34)]}
+# The seed and canon topics, then the second round's (src: [peers]) that a notebook covers so far.
+EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 26)], "mid": [f"M{i:02d}" for i in range(1, 41)],
+            "senior": [f"S{i:02d}" for i in range(1, 37)]}
 
 
 def test_syllabus_has_the_course_topic_ids():
