@@ -45,8 +45,8 @@ def cmd_progress(args) -> int:
 
 
 def cmd_workdir(args) -> int:
-    from autograder.learner.dashboard import write_dashboard
     from autograder.authoring.release import workdir
+    from autograder.learner.dashboard import write_dashboard
 
     made = workdir(Path(args.dir))
     dash = write_dashboard(Path(args.dir))
@@ -135,8 +135,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from autograder.course import syllabus
     from autograder.authoring.lint import coverage
+    from autograder.course import syllabus
 
     got, topics = coverage(), syllabus()
     missing = [t for t, v in got.items() if not v["cells"]]

@@ -5,6 +5,6 @@ so this name stays; the code lives in autograder/learner/selfcheck.py. It runs i
 nothing here imports the grader (it is reached through a subprocess).
 """
 
-from autograder.learner.selfcheck import check_this_notebook, notebook_path, run_check
+from autograder.learner.selfcheck import check_this_notebook
 
-__all__ = ["check_this_notebook", "notebook_path", "run_check"]
+__all__ = ["check_this_notebook"]

@@ -60,8 +60,8 @@ def lab(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium) to run the "
                     "real-browser test")
-    from autograder.learner.labsettings import write_overrides
     from autograder.learner.dashboard import write_dashboard
+    from autograder.learner.labsettings import write_overrides
 
     tmp = tmp_path_factory.mktemp("lab")
     src = make_course(tmp)

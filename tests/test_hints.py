@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.pipeline import cells
 from autograder.authoring import hints
 from autograder.course import source_notebooks
+from autograder.pipeline import cells
 
 NOTEBOOKS = source_notebooks()
 

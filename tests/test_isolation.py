@@ -21,8 +21,8 @@ import uuid
 
 import pytest
 
-from autograder.isolation import sandbox
 from autograder.course import CACHE_DIR, ROOT
+from autograder.isolation import sandbox
 from tests.tiny_course import alive, cli, hand_ins
 
 NO_NAMESPACES = "no user namespaces here: limits only"

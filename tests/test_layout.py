@@ -53,9 +53,9 @@ def layer(module: str) -> str:
             "progress": "notebook"}[parts[1]]
 
 
-def imports_of(module: str) -> list[tuple[str, int]]:
+def imports_of(module: str, modules: dict[str, Path] = MODULES) -> list[tuple[str, int]]:
     """(imported module of ours, line) for every import statement in the module, wherever it stands."""
-    path = MODULES[module]
+    path = modules[module]
     tree = ast.parse(path.read_text(), filename=str(path))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = []
@@ -67,11 +67,11 @@ def imports_of(module: str) -> list[tuple[str, int]]:
             if node.level:
                 base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
             # `from pkg import mod` imports the module pkg.mod when there is one, else a name of pkg
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
         else:
             continue
         for name in names:
-            while name and name not in MODULES:
+            while name and name not in modules:
                 name = name.rpartition(".")[0]
             if name and name != module:
                 found.append((name, node.lineno))
@@ -92,27 +92,28 @@ def test_only_cli_and_course_and_the_notebook_names_stay_at_the_top():
     assert top == ["__init__.py", "__main__.py", "cli.py", "course.py", "progress.py", "selfcheck.py"], top
 
 
-def test_imports_run_one_way():
+def upward_imports(graph: dict[str, list[tuple[str, int]]]) -> list[str]:
+    """'module:line imports target' for every import against the layering."""
     wrong = []
-    for module, found in GRAPH.items():
+    for module, found in graph.items():
         mine = layer(module)
         for target, line in found:
             theirs = layer(target)
             if theirs != mine and theirs not in ALLOWED[mine]:
-                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line} imports {target} "
+                wrong.append(f"{module}:{line} imports {target} "
                              f"({mine} may import {', '.join(sorted(ALLOWED[mine])) or 'nothing of ours'})")
-    assert wrong == [], "imports against the layering:\n" + "\n".join(wrong)
+    return wrong
 
 
-def test_no_import_circles():
-    # Tarjan's strongly connected components: any component of more than one module is a circle.
-    index, low, stack, on, circles = {}, {}, [], set(), []
+def circles(graph: dict[str, list[tuple[str, int]]]) -> list[list[str]]:
+    """Import circles: Tarjan's strongly connected components of more than one module."""
+    index, low, stack, on, found = {}, {}, [], set(), []
 
     def visit(v):
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
-        for w, _ in GRAPH[v]:
+        for w, _ in graph.get(v, []):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -127,26 +128,40 @@ def test_no_import_circles():
                 if w == v:
                     break
             if len(comp) > 1:
-                circles.append(sorted(comp))
+                found.append(sorted(comp))
 
-    for v in GRAPH:
+    for v in graph:
         if v not in index:
             visit(v)
-    assert circles == [], f"import circles: {circles}"
+    return found
 
 
-def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path):
-    """The rules above are only as good as the import reader: it must see lazy and relative imports."""
-    global MODULES
-    saved = dict(MODULES)
-    try:
-        (tmp_path / "a.py").write_text("def f():\n    from autograder.learner import selfcheck\n")
-        (tmp_path / "b.py").write_text("from . import a\n")
-        MODULES = {**saved, "autograder.pipeline.a": tmp_path / "a.py", "autograder.pipeline.b": tmp_path / "b.py"}
-        assert ("autograder.learner.selfcheck", 2) in imports_of("autograder.pipeline.a")
-        assert ("autograder.pipeline.a", 1) in imports_of("autograder.pipeline.b")
-    finally:
-        MODULES = saved
+def test_imports_run_one_way():
+    wrong = upward_imports(GRAPH)
+    assert wrong == [], "imports against the layering:\n" + "\n".join(wrong)
+
+
+def test_no_import_circles():
+    found = circles(GRAPH)
+    assert found == [], f"import circles: {found}"
+
+
+def test_the_checker_sees_lazy_and_relative_imports_an_upward_import_and_a_circle(tmp_path):
+    """The rules above are only as good as the checker: planted files must be read and caught."""
+    (tmp_path / "a.py").write_text("def f():\n    from autograder.learner import selfcheck\n")
+    (tmp_path / "b.py").write_text("from . import a\n")
+    (tmp_path / "c.py").write_text("from autograder.pipeline import b\n")
+    planted = {"autograder.pipeline.a": tmp_path / "a.py", "autograder.pipeline.b": tmp_path / "b.py",
+               "autograder.pipeline.c": tmp_path / "c.py"}
+    modules = {**MODULES, **planted}
+    graph = {m: imports_of(m, modules) for m in planted}
+    assert ("autograder.learner.selfcheck", 2) in graph["autograder.pipeline.a"], "a lazy import was missed"
+    assert ("autograder.pipeline.a", 1) in graph["autograder.pipeline.b"], "a relative import was missed"
+    assert upward_imports(graph) == [
+        "autograder.pipeline.a:2 imports autograder.learner.selfcheck (pipeline may import course, isolation, pipeline)"]
+    assert circles(graph) == []
+    graph["autograder.pipeline.a"].append(("autograder.pipeline.c", 3))
+    assert circles(graph) == [["autograder.pipeline.a", "autograder.pipeline.b", "autograder.pipeline.c"]]
 
 
 def test_no_module_is_long_without_a_reason():
@@ -156,16 +171,28 @@ def test_no_module_is_long_without_a_reason():
     assert long == [], f"modules over {LONG} lines without a 'Long because ...' at their top: {long}"
 
 
+def _imports_resolve(source: str) -> list[str]:
+    """The `from X import Y` statements of a cell's source that do not work here."""
+    import importlib
+
+    broken = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
+            module = importlib.import_module(node.module)
+            broken += [f"from {node.module} import {a.name}" for a in node.names if not hasattr(module, a.name)]
+    return broken
+
+
 def test_the_names_a_learners_notebook_imports_still_work():
     """Notebooks already in learners' work/ folders import autograder.selfcheck (the self-check cell) and
-    autograder.progress (the dashboard): those names must keep working, whatever moves below them."""
+    autograder.progress (the dashboard): the imports those cells run must keep working, whatever moves."""
+    import json
+
     from autograder.authoring import template
     from autograder.learner.dashboard import DASHBOARD_CODE
-    from autograder.progress import show
-    from autograder.selfcheck import check_this_notebook
 
-    assert callable(show) and callable(check_this_notebook)
-    assert "from autograder.selfcheck import check_this_notebook" in template.SELFCHECK
-    assert "from autograder.progress import show" in DASHBOARD_CODE
-    released = next((ROOT / "release" / "junior").glob("01_*.ipynb")).read_text()
-    assert "from autograder.selfcheck import check_this_notebook" in released
+    released = json.loads(next((ROOT / "release" / "junior").glob("01_*.ipynb")).read_text())
+    selfcheck_cell = next(c for c in released["cells"] if c.get("id") == template.SELFCHECK_ID)
+    for name, source in (("template.SELFCHECK", template.SELFCHECK), ("the dashboard cell", DASHBOARD_CODE),
+                         ("a released notebook's self-check cell", "".join(selfcheck_cell["source"]))):
+        assert "autograder" in source and _imports_resolve(source) == [], f"{name}: {_imports_resolve(source)}"

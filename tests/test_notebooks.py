@@ -10,15 +10,14 @@ notebook's tests on one worker, reference first).
 from __future__ import annotations
 
 import pytest
-
 import torch
 
+from autograder.authoring.lint import lint_notebook
+from autograder.course import release_path, source_notebooks
 from autograder.pipeline import cells, expected, faults
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.cells import grade_id, kind
 from autograder.pipeline.check import grade_submission
-from autograder.course import release_path, source_notebooks
-from autograder.authoring.lint import lint_notebook
 from autograder.pipeline.score import score
 from autograder.pipeline.tamper import scan
 from ci.run_notebooks import run_one

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from autograder.course import RELEASE_DIR, colab_url, release_path, source_notebooks
 from autograder.authoring.release import stale
+from autograder.course import RELEASE_DIR, colab_url, release_path, source_notebooks
 
 SOURCES = source_notebooks()
 IDS = [f"{p.parent.name}/{p.stem}" for p in SOURCES]

@@ -8,8 +8,8 @@ import sys
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.isolation import sandbox
 from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
+from autograder.isolation import sandbox
 from autograder.pipeline.execute import execute
 
 PROBE = f'''

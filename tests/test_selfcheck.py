@@ -10,9 +10,9 @@ import pytest
 
 from autograder.authoring import template
 from autograder.authoring.build import refresh, refresh_file
-from autograder.pipeline.cells import grade_id, kind
-from autograder.course import source_notebooks
 from autograder.authoring.release import COLLAPSED, finish
+from autograder.course import source_notebooks
+from autograder.pipeline.cells import grade_id, kind
 from tests.tiny_course import ROOT, blank, cli, make_course, with_answer
 
 

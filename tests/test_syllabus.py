@@ -2,8 +2,8 @@
 
 import json
 
-from autograder.course import TIERS, source_notebooks, syllabus
 from autograder.authoring.lint import coverage
+from autograder.course import TIERS, source_notebooks, syllabus
 
 # The seed and canon topics, then the second round's (src: [peers]) that a notebook covers so far.
 EXPECTED = {"junior": [f"J{i:02d}" for i in range(1, 26)], "mid": [f"M{i:02d}" for i in range(1, 41)],

@@ -12,10 +12,10 @@ import time
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.pipeline import cells
-from autograder.isolation import sandbox, zygote
-from autograder.pipeline.check import grade_submission
 from autograder.course import ROOT, release_path
+from autograder.isolation import sandbox, zygote
+from autograder.pipeline import cells
+from autograder.pipeline.check import grade_submission
 from autograder.pipeline.execute import execute
 from tests import answers
 

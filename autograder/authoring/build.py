@@ -12,8 +12,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.authoring import template
 from autograder.authoring.text_format import parse
-from autograder.pipeline.cells import grade_id
 from autograder.course import COURSE, SOURCE_DIR
+from autograder.pipeline.cells import grade_id
 
 
 def _nbgrader(role: str, gid: str, pts: float | None = None) -> dict:

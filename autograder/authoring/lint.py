@@ -11,8 +11,8 @@ import nbformat
 from nbformat import NotebookNode
 
 from autograder.authoring import template
-from autograder.pipeline.cells import grade_id, kind, nbg, topics
 from autograder.course import COURSE, colab_badge, source_notebooks, syllabus
+from autograder.pipeline.cells import grade_id, kind, nbg, topics
 
 NAME = re.compile(r"^\d\d_[a-z0-9_]+\.ipynb$")
 FORBIDDEN = [

@@ -31,8 +31,8 @@ def _dumps(nb: dict) -> str:
 
 def finish(nb: dict) -> dict:
     """What the release adds to nbgrader's student version (a JSON dict, changed in place and returned)."""
-    from nbgrader.utils import compute_checksum
     from nbformat import from_dict
+    from nbgrader.utils import compute_checksum
 
     nb["metadata"]["kernelspec"] = dict(KERNELSPEC)
     nb["metadata"]["language_info"] = dict(nb["metadata"].get("language_info") or {}, **LANGUAGE_INFO)

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from distributed import WorkerPlugin
 
-from autograder.course import GradingInputError
+from autograder.classroom.feedback import save_html
 from autograder.classroom.jobs import Job, grade_one
 from autograder.classroom.jobs import row as status_row
+from autograder.course import GradingInputError
 
 ATTEMPTS = "ptlab-grading-starts"  # scheduler metadata: {run: {job: starts}}
 MAX_STARTS = 2
@@ -107,14 +108,6 @@ def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: boo
         return row, (html.read_text(encoding="utf-8") if html and html.exists() else None)
 
 
-def _write_feedback(feedback: Path, job: Job, html: str) -> None:
-    path = feedback / job.student / job.tier / f"{job.path.stem}.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(path)
-
-
 def _workers_status(client) -> str:
     def probe() -> str:
         from autograder.isolation import sandbox
@@ -188,7 +181,7 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
                     row, html = status_row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
                 fut.release()
                 if html and feedback:
-                    _write_feedback(feedback, job, html)
+                    save_html(html, feedback / job.student / job.tier / f"{job.path.stem}.html")
                 yield row
             while unreadable:
                 yield unreadable.pop()

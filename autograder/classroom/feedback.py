@@ -33,7 +33,12 @@ def write_html(nb: NotebookNode, path: Path) -> None:
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nb)
+    save_html(body, path)
+
+
+def save_html(html: str, path: Path) -> None:
+    """Whole or not at all: a reader (or a killed batch) never meets a half-written page."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(body, encoding="utf-8")
+    tmp.write_text(html, encoding="utf-8")
     tmp.replace(path)

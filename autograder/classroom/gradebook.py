@@ -14,8 +14,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.pipeline import cells
 from autograder.course import COURSE, source_notebooks
+from autograder.pipeline import cells
 
 
 def _ensure_assignment(gb: Gradebook, tier: str) -> None:

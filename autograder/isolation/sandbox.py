@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.isolation import fence, limits, standin
+from autograder.isolation import fence, limits
 from autograder.isolation.limits import CAP_MARK, MAX_TASKS
 
 # The launch is this module; the parts live beside it: limits.py (the numbers), fence.py (namespaces and the
@@ -117,10 +117,14 @@ def main(argv: list[str]) -> int:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    if "--zygote" in opts and "--fence" in opts and standin.is_python_kernel(cmd):
-        code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1])
-        if code is not None:
-            return code
+    if "--zygote" in opts and "--fence" in opts:
+        # Imported here: a kernel started without the fork server has no use for its client.
+        from autograder.isolation import standin
+
+        if standin.is_python_kernel(cmd):
+            code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1])
+            if code is not None:
+                return code
     if "--fence" in opts:
         cmd = fence.command(scratch, cmd)
     try:

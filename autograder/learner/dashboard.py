@@ -11,7 +11,6 @@ from pathlib import Path
 
 from autograder.learner.progress import DASHBOARD
 
-
 DASHBOARD_INTRO = """# Your progress
 
 Run the cell below: it grades every notebook in this folder that changed since its last check (saved files

@@ -57,8 +57,9 @@ def content_key(raw: dict, source_path: Path, environment: str | None = None) ->
 
 def _identify(path: Path, raw: dict) -> tuple[str, str, Path] | None:
     """(tier, notebook, source path), or None for a file that is not one of the course's notebooks."""
-    from autograder.pipeline.cells import find_source
     from nbformat import from_dict
+
+    from autograder.pipeline.cells import find_source
 
     try:
         src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
@@ -108,9 +109,9 @@ def _is_blank(raw: dict, source) -> bool:
     count: grading restores them from the source (assemble.py)."""
     from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
+    from autograder.authoring.release import finish
     from autograder.pipeline.assemble import STUB_CODE
     from autograder.pipeline.cells import grade_id, kind
-    from autograder.authoring.release import finish
 
     blank = copy.deepcopy(source)
     ClearSolutions(code_stub={"python": STUB_CODE}).preprocess(blank, {})

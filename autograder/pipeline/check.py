@@ -13,13 +13,12 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder.pipeline import cells, expected, faults
 from autograder.isolation import sandbox
+from autograder.pipeline import cells, expected, faults
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.execute import execute
-from autograder.pipeline.tamper import scan
 from autograder.pipeline.score import ManualItem, TestResult, as_dicts, score
-
+from autograder.pipeline.tamper import scan
 
 GRADING_ENV = "PTLAB_GRADING"
 

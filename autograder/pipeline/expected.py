@@ -21,9 +21,9 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from autograder.course import CACHE_DIR, GradingInputError
 from autograder.pipeline import observe
 from autograder.pipeline.cells import grade_id, kind
-from autograder.course import CACHE_DIR, GradingInputError
 
 CACHE = CACHE_DIR / "expected"
 
