@@ -7,6 +7,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TRITON_STAMP := $(VENV)/.installed-triton
+# make lab TRITON=1: also install Triton (~1 GB) for the Triton notebook; make test always does.
+TRITON ?=
 # The CPU wheel that lies on this machine's disk. GPU users: make setup TORCH="torch --index-url <cuda index>"
 TORCH ?= torch==2.13.0
 WORKERS ?= 2
@@ -36,10 +39,18 @@ $(STAMP): pyproject.toml
 	@$(PY) -c "import torch, nbgrader, papermill; print('setup: torch', torch.__version__, '| cuda', torch.cuda.is_available())"
 	@touch $(STAMP)
 
+setup-triton: $(TRITON_STAMP) ## add Triton (~1 GB) for senior/20_triton_kernels (make test does this itself)
+
+$(TRITON_STAMP): $(STAMP)
+	@echo "setup: installing Triton for the Triton notebook (~1 GB unpacked, once)"
+	@$(PY) -m pip install -q -e ".[dev,kernels]" 2>&1 | { $(QUIET_PIP); }
+	@$(PY) -c "import triton; print('setup: triton', triton.__version__)"
+	@touch $(TRITON_STAMP)
+
 release: setup ## regenerate the student notebooks in release/ with nbgrader
 	@$(PY) -m autograder release
 
-lab: setup release ## set up, copy the student notebooks to work/ (never overwriting yours), open JupyterLab
+lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton), copy the student notebooks to work/ (never overwriting yours), open JupyterLab
 	@$(PY) -m autograder workdir work
 	@$(PY) -m autograder lab-settings >/dev/null
 	@echo "lab: your notebooks are in work/; run the last cell of a notebook to check it, 00_progress.ipynb for the map"
@@ -48,11 +59,11 @@ lab: setup release ## set up, copy the student notebooks to work/ (never overwri
 progress: setup ## your progress over work/: scores, failing cells, topic mastery (re-checks only what changed)
 	@$(PY) -m autograder progress $(if $(DIR),$(DIR),work) --png $(if $(DIR),$(DIR),work)/progress.png
 
-test: setup ## lint, unit tests, the grading contract of every notebook (papermill runs the references), nbval
+test: setup setup-triton ## lint, unit tests, the grading contract of every notebook (papermill runs the references), nbval
 	@$(PY) -m autograder lint
-	@$(PY) -m pytest -n $(TEST_WORKERS) -q -p no:cacheprovider tests
+	@# One run for the unit tests and nbval: one scope per notebook and per module (conftest.py), longest first.
 	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -q -p no:cacheprovider \
-	  --nbval-lax notebooks
+	  --nbval-lax tests notebooks
 
 check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
 	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }
@@ -62,7 +73,7 @@ grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <
 	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
 	  --gradebook sqlite:///gradebook.db
 
-ci-cpu: setup ## run every solved notebook with papermill on the CPU
+ci-cpu: setup setup-triton ## run every solved notebook with papermill on the CPU
 	@$(PY) ci/run_notebooks.py --device cpu --workers $(WORKERS)
 
 ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails without CUDA)
@@ -78,4 +89,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup release lab progress test check grade ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab progress test check grade ci-cpu ci-cuda bench hooks lint

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -85,13 +86,35 @@ def progress_latency(tier: str) -> tuple[float, float, float]:
     return unchanged, one, check
 
 
-def suite_seconds() -> tuple[float, int]:
-    """`make test` once set up (lint, unit tests, every notebook's contract, nbval): wall seconds."""
-    secs, done = timed(["make", "test"], cwd=ROOT)
-    if done.returncode != 0:
-        print(done.stdout[-2000:])
-        raise SystemExit("bench: the suite failed; its time is no figure")
-    return secs, len(source_notebooks())
+def suite_seconds() -> tuple[float, int, dict[str, float]]:
+    """`make test` once set up (lint, unit tests, every notebook's contract, nbval): wall seconds, and the
+    seconds each notebook's tests took (contract and nbval cells, summed over the workers that ran them)."""
+    with tempfile.TemporaryDirectory(prefix="ptlab-bench-") as tmp:
+        report = Path(tmp) / "suite.xml"
+        env = dict(os.environ, PYTEST_ADDOPTS=f"--junitxml={report}")
+        secs, done = timed(["make", "test"], cwd=ROOT, env=env)
+        if done.returncode != 0:
+            print(done.stdout[-2000:])
+            raise SystemExit("bench: the suite failed; its time is no figure")
+        return secs, len(source_notebooks()), seconds_per_notebook(report)
+
+
+NOTEBOOK_ID = re.compile(r"(junior|mid|senior)[./\\](\d\d_\w+?)(?:\.ipynb|\]|$)")
+
+
+def seconds_per_notebook(junit_xml: Path) -> dict[str, float]:
+    """tier/notebook -> seconds of the test items about it, from pytest's JUnit report."""
+    import xml.etree.ElementTree as ET
+
+    out: dict[str, float] = {}
+    for case in ET.parse(junit_xml).iter("testcase"):
+        for text in (case.get("name", ""), case.get("classname", "")):
+            found = NOTEBOOK_ID.search(text)
+            if found:
+                key = f"{found.group(1)}/{found.group(2)}"
+                out[key] = out.get(key, 0.0) + float(case.get("time", 0) or 0)
+                break
+    return out
 
 
 class TreeMemory(threading.Thread):
@@ -256,8 +279,14 @@ def main() -> int:
               ("peak memory of the grading tree, ours / nbgrader",
                f"{max(mem_ours.samples or [0]):.0f} MB / {max(mem_nbg.samples or [0]):.0f} MB")]
     if args.suite:
-        secs, n = suite_seconds()
-        table.append(("make test (set up)", f"{secs:.0f} s, {secs / n:.1f} s per notebook ({n})"))
+        secs, n, per = suite_seconds()
+        table.append(("make test (set up)", f"{secs:.0f} s, {secs / n:.1f} s of wall time per notebook ({n})"))
+        if per:
+            table.append(("suite seconds per notebook", f"median {statistics.median(per.values()):.1f} s, "
+                          f"max {max(per.values()):.1f} s, all notebooks {sum(per.values()):.0f} s of worker time"))
+            print("\nsuite: seconds of worker time per notebook (contract + nbval), slowest first")
+            for name, t in sorted(per.items(), key=lambda kv: -kv[1]):
+                print(f"  {t:6.1f}  {name}")
     width = max(len(k) for k, _ in table)
     print(f"\nbench {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores")
     for k, v in table:

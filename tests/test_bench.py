@@ -46,3 +46,18 @@ def test_a_wrong_score_or_a_failed_notebook_fails_the_bench(tmp_path):
     graded, right, wrong = expected_scores(path)
     assert (graded, right) == (3, 1)
     assert any("student000" in w for w in wrong) and any("kernel died" in w for w in wrong)
+
+
+def test_the_suite_figure_is_split_per_notebook(tmp_path):
+    from ci.bench import seconds_per_notebook
+
+    report = tmp_path / "suite.xml"
+    report.write_text(
+        '<testsuites><testsuite name="pytest">'
+        '<testcase classname="tests.test_notebooks" name="test_lint[junior/01_tensors_and_memory]" time="0.5"/>'
+        '<testcase classname="tests.test_notebooks" name="test_release_earns_nothing[senior/20_triton_kernels]"'
+        ' time="3.0"/>'
+        '<testcase classname="notebooks.junior.01_tensors_and_memory.ipynb" name="Cell 3" time="1.25"/>'
+        '<testcase classname="tests.test_layout" name="test_no_circles" time="9.0"/>'
+        '</testsuite></testsuites>')
+    assert seconds_per_notebook(report) == {"junior/01_tensors_and_memory": 1.75, "senior/20_triton_kernels": 3.0}

@@ -20,3 +20,12 @@ def test_environment_yml_mirrors_pyproject():
 def test_makefile_installs_the_cpu_wheel_first():
     text = (ROOT / "Makefile").read_text()
     assert "TORCH ?= torch==2.13.0" in text, "make setup must pin the on-disk CPU wheel, not an open torch range"
+
+
+def test_make_test_installs_triton_and_make_lab_only_when_asked():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["kernels"] == ["triton==3.9.0"]
+    rules = {line.split(":")[0]: line for line in (ROOT / "Makefile").read_text().splitlines()
+             if line and not line[0].isspace() and ":" in line}
+    assert "setup-triton" in rules["test"].split("##")[0], "make test must install Triton: senior/20 is graded"
+    assert "$(if $(TRITON),setup-triton)" in rules["lab"], "make lab adds Triton only with TRITON=1"

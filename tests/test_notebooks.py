@@ -18,6 +18,7 @@ from autograder.pipeline import cells, expected, faults
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.cells import grade_id, kind
 from autograder.pipeline.check import grade_submission
+from autograder.pipeline.execute import execute
 from autograder.pipeline.score import score
 from autograder.pipeline.tamper import scan
 from ci.run_notebooks import run_one
@@ -74,12 +75,15 @@ def test_known_wrong_answers_fail(source):
     wrong, _ = answers.load(source)
     nb = cells.read(source)
     graded_by = answers.test_cell_of(nb)
+    reference = expected.Reference(source).reports(nb)
     rounds = max((len(v) for v in wrong.values()), default=0)
     for r in range(rounds):
         picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
-        report = grade_submission(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}),
-                                  source, f"{source.stem}+wrong{r}")
-        by_id = {t.grade_id: t for t in report.tests}
+        # The pipeline of grade_submission (assemble, execute in the sandbox, score against the reference),
+        # stopped after the last test cell this round is about.
+        run, _ = assemble(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}), nb)
+        executed, _ = execute(answers.through(run, {graded_by[s] for s in picked}))
+        by_id = {t.grade_id: t for t in score(executed, reference)[0]}
         for sid, (why, _) in picked.items():
             verdict = by_id[graded_by[sid]]
             assert not verdict.passed, f"{sid}: the known-wrong answer '{why}' passes {verdict.grade_id}"

@@ -57,6 +57,30 @@ def test_a_forked_kernel_reads_like_a_fresh_one_and_holds_nothing_of_the_course(
     assert first["rand"] != second["rand"], "forked kernels share numpy's global random state"
 
 
+def _figure() -> tuple[str, list[str]]:
+    """The backend a kernel plots with, and what a plotting cell shows."""
+    nb = new_notebook(cells=[new_code_cell("import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
+                                           "print(plt.get_backend())")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    executed, _ = execute(nb, timeout=120)
+    outputs = executed.cells[0].outputs
+    backend = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream").strip()
+    return backend, sorted(m for o in outputs if o.get("output_type") == "display_data" for m in o["data"])
+
+
+def test_a_forked_kernel_plots_inline_as_a_fresh_one_does(monkeypatch):
+    # The server imported pyplot under its own environment; what counts is the kernel's.
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    forked = _figure()
+    monkeypatch.setenv("PTLAB_ZYGOTE", "0")
+    assert forked == _figure()
+    assert "inline" in forked[0] and "image/png" in forked[1], f"no inline figure on a forked kernel: {forked}"
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("PTLAB_ZYGOTE")
+    backend, shown = _figure()
+    assert (backend.lower(), shown) == ("agg", []), "a kernel started with MPLBACKEND=Agg should plot with Agg"
+
+
 def test_where_the_server_gives_no_kernel_one_starts_as_before(monkeypatch, tmp_path):
     monkeypatch.setattr(zygote, "address", lambda: str(tmp_path / "no-server"))
     assert _probe()["preloaded"] is False

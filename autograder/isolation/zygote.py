@@ -1,4 +1,4 @@
-"""A fork server for sandboxed kernels: the interpreter, ipykernel, torch and numpy are loaded once per
+"""A fork server for sandboxed kernels: the interpreter, ipykernel, torch, numpy and pyplot are loaded once per
 grading process and every kernel is a fork of that, instead of a fresh interpreter importing them again.
 
 Importing them costs about 1.5 s of CPU per kernel, most of a junior notebook's grading on two cores.
@@ -42,7 +42,12 @@ import subprocess
 import tempfile
 import threading
 
-PRELOAD = ("torch", "numpy", "ipykernel.kernelapp")
+# matplotlib.pyplot as well: nearly every notebook plots, and it costs a quarter of a second per kernel. The
+# backend it would have read from the environment at import is set again in each kernel (_become_kernel).
+# torch.distributed.tensor: the first torch.testing.assert_close imports it (and sympy with it), most of a
+# second in nearly every notebook's first test cell. Not scikit-learn: importing it starts a thread here.
+PRELOAD = ("torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot", "torch.distributed.tensor")
+INLINE = "module://matplotlib_inline.backend_inline"  # ipykernel's default, where MPLBACKEND is unset
 NAMESPACES = ("user", "mnt", "net", "ipc", "uts", "pid")  # the user namespace first: it grants the rest
 
 
@@ -205,6 +210,12 @@ def _become_kernel(req: dict) -> None:
     import numpy
 
     numpy.random.seed()
+    # matplotlib read MPLBACKEND when the server imported it; a fresh kernel reads the kernel's, and
+    # ipykernel sets it to the inline backend first where it is unset.
+    os.environ.setdefault("MPLBACKEND", INLINE)
+    import matplotlib
+
+    matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
     sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
     main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
     sys.modules["__main__"] = sys.modules["__mp_main__"] = main
@@ -236,7 +247,8 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
 
 def serve(path: str, parent: int) -> None:
     for name in PRELOAD:
-        __import__(name)
+        with contextlib.suppress(ImportError):  # torch.distributed.tensor: not on builds without distributed
+            __import__(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the forks reap themselves
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
