@@ -13,8 +13,9 @@ TRITON ?=
 # The CPU wheel that lies on this machine's disk. GPU users: make setup TORCH="torch --index-url <cuda index>"
 TORCH ?= torch==2.13.0
 WORKERS ?= 2
-# The suite's notebooks wait on launches and sockets part of the time: one worker more than cores fills it.
-TEST_WORKERS ?= 2
+# One worker more than cores: a third of the suite waits (time limits that must expire, a cluster, a browser,
+# kernel launches), and a third worker fills the core that such a wait leaves idle.
+TEST_WORKERS ?= 3
 BENCH_ARGS ?=
 NB ?=
 SUBMITTED ?= submitted

@@ -1,0 +1,217 @@
+"""Known-wrong and alternative answers for notebooks/junior/13_autoencoders_vaes_and_gans.ipynb."""
+
+_THRESHOLD_OK = '''
+def fit_threshold(errors, q):
+    return torch.quantile(errors, q)
+'''
+
+_FLAGS_OK = '''
+def flag_anomalies(model, x, threshold):
+    return reconstruction_errors(model, x) > threshold
+'''
+
+_ERRORS_OK = '''
+def reconstruction_errors(model, x):
+    with torch.no_grad():
+        return ((model(x) - x) ** 2).mean(dim=1)
+'''
+
+_KL_OK = '''
+def gaussian_kl(mu, logvar):
+    return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)
+'''
+
+_LOSS_OK = '''
+def vae_loss(x_recon, x, mu, logvar):
+    return (((x_recon - x) ** 2).sum(dim=1) + gaussian_kl(mu, logvar)).mean()
+'''
+
+WRONG = {
+    "ex1_anomaly": [
+        ("averages the squared error over the batch (dim 0) instead of over the features", '''
+def reconstruction_errors(model, x):
+    with torch.no_grad():
+        return ((model(x) - x) ** 2).mean(dim=0)
+''' + _THRESHOLD_OK + _FLAGS_OK),
+        ("computes the errors with autograd on: they require grad", '''
+def reconstruction_errors(model, x):
+    return ((model(x) - x) ** 2).mean(dim=1)
+''' + _THRESHOLD_OK + _FLAGS_OK),
+        ("a nearest-rank threshold (sort and index) instead of torch.quantile's interpolation", _ERRORS_OK + '''
+def fit_threshold(errors, q):
+    return errors.sort().values[int(q * errors.numel())]
+''' + _FLAGS_OK),
+    ],
+    "ex2_reparam": [
+        ("samples with torch.normal(mu, std): the gradient to mu is zero", '''
+def reparameterize(mu, logvar):
+    return torch.normal(mu, torch.exp(0.5 * logvar))
+'''),
+        ("uses exp(logvar), the variance, as the standard deviation", '''
+def reparameterize(mu, logvar):
+    return mu + torch.exp(logvar) * torch.randn_like(mu)
+'''),
+        ("Normal(mu, std).sample(): no graph back to mu and logvar", '''
+def reparameterize(mu, logvar):
+    return torch.distributions.Normal(mu, torch.exp(0.5 * logvar)).sample()
+'''),
+    ],
+    "ex3_kl_elbo": [
+        ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", _KL_OK + '''
+def vae_loss(x_recon, x, mu, logvar):
+    return F.mse_loss(x_recon, x) + gaussian_kl(mu, logvar).mean()
+'''),
+        ("averages the KL over the latent dims instead of summing", '''
+def gaussian_kl(mu, logvar):
+    return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).mean(dim=1)
+''' + _LOSS_OK),
+        ("drops the minus sign of the KL", '''
+def gaussian_kl(mu, logvar):
+    return 0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)
+''' + _LOSS_OK),
+    ],
+    "ex4_d_step": [
+        ("does not detach the fakes: G's parameters get gradients", '''
+def discriminator_step(G, D, opt_D, real, z):
+    opt_D.zero_grad()
+    real_logits, fake_logits = D(real), D(G(z))
+    d_loss = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
+              + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
+    d_loss.backward()
+    opt_D.step()
+    return d_loss.item()
+'''),
+        ("forgets to clear D's old gradients", '''
+def discriminator_step(G, D, opt_D, real, z):
+    real_logits, fake_logits = D(real), D(G(z).detach())
+    d_loss = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
+              + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
+    d_loss.backward()
+    opt_D.step()
+    return d_loss.item()
+'''),
+        ("one BCE over the concatenated 2N batch: the mean of the two terms, not their sum", '''
+def discriminator_step(G, D, opt_D, real, z):
+    opt_D.zero_grad()
+    x = torch.cat([real, G(z).detach()])
+    y = torch.cat([torch.ones_like(real), torch.zeros_like(real)])
+    d_loss = F.binary_cross_entropy_with_logits(D(x), y)
+    d_loss.backward()
+    opt_D.step()
+    return d_loss.item()
+'''),
+    ],
+    "ex5_g_step": [
+        ("the colleague's code: saturating loss and no zero_grad", '''
+def generator_step(G, D, opt_G, z):
+    p_fake = torch.sigmoid(D(G(z)))
+    g_loss = torch.log(1 - p_fake).mean()
+    g_loss.backward()
+    opt_G.step()
+    return g_loss.item()
+'''),
+        ("clears the gradients but keeps the saturating loss log(1 - D(G(z)))", '''
+def generator_step(G, D, opt_G, z):
+    opt_G.zero_grad()
+    g_loss = torch.log(1 - torch.sigmoid(D(G(z)))).mean()
+    g_loss.backward()
+    opt_G.step()
+    return g_loss.item()
+'''),
+        ("detaches G(z) in the generator step too: no gradient reaches G", '''
+def generator_step(G, D, opt_G, z):
+    opt_G.zero_grad()
+    logits = D(G(z).detach())
+    g_loss = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits))
+    g_loss.backward()
+    opt_G.step()
+    return g_loss.item()
+'''),
+    ],
+    "ex6_train_gan": [
+        ("runs all the discriminator steps first, then all the generator steps", '''
+def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
+    d_losses = [discriminator_step(G, D, opt_D, r, z) for r, z in zip(real_batches, noise_batches)]
+    g_losses = [generator_step(G, D, opt_G, z) for z in noise_batches]
+    return d_losses, g_losses
+'''),
+        ("steps the generator before the discriminator in each round", '''
+def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
+    d_losses, g_losses = [], []
+    for real, z in zip(real_batches, noise_batches):
+        g_losses.append(generator_step(G, D, opt_G, z))
+        d_losses.append(discriminator_step(G, D, opt_D, real, z))
+    return d_losses, g_losses
+'''),
+    ],
+}
+
+ALT = {
+    "ex1_anomaly": '''
+def reconstruction_errors(model, x):
+    with torch.inference_mode():
+        return F.mse_loss(model(x), x, reduction="none").mean(dim=-1)
+
+
+def fit_threshold(errors, q):
+    # linear interpolation between the two order statistics around position q * (n - 1)
+    s = errors.sort().values
+    pos = q * (s.numel() - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, s.numel() - 1)
+    return s[lo] + (pos - lo) * (s[hi] - s[lo])
+
+
+def flag_anomalies(model, x, threshold):
+    return torch.gt(reconstruction_errors(model, x), threshold)
+''',
+    "ex2_reparam": '''
+def reparameterize(mu, logvar):
+    # rsample() is the reparameterised draw: mu + scale * eps
+    return torch.distributions.Normal(mu, logvar.mul(0.5).exp()).rsample()
+''',
+    "ex3_kl_elbo": '''
+def gaussian_kl(mu, logvar):
+    var = torch.exp(logvar)
+    return 0.5 * torch.sum(mu * mu + var - 1.0 - logvar, dim=-1)
+
+
+def vae_loss(x_recon, x, mu, logvar):
+    n = x.shape[0]
+    recon = F.mse_loss(x_recon, x, reduction="sum")
+    return (recon + gaussian_kl(mu, logvar).sum()) / n
+''',
+    "ex4_d_step": '''
+def discriminator_step(G, D, opt_D, real, z):
+    with torch.no_grad():
+        fake = G(z)
+    D.zero_grad()
+    # BCE against 1 is -log sigmoid(s); against 0 it is -log sigmoid(-s)
+    d_loss = -F.logsigmoid(D(real)).mean() - F.logsigmoid(-D(fake)).mean()
+    d_loss.backward()
+    opt_D.step()
+    return float(d_loss.detach())
+''',
+    "ex5_g_step": '''
+def generator_step(G, D, opt_G, z):
+    G.zero_grad(set_to_none=True)
+    flags = [p.requires_grad for p in D.parameters()]
+    D.requires_grad_(False)  # no gradients for D in this step
+    try:
+        g_loss = -F.logsigmoid(D(G(z))).mean()
+        g_loss.backward()
+    finally:
+        for p, f in zip(D.parameters(), flags):
+            p.requires_grad_(f)
+    opt_G.step()
+    return float(g_loss.detach())
+''',
+    "ex6_train_gan": '''
+def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
+    out = {"d": [], "g": []}
+    for t in range(len(real_batches)):
+        out["d"].append(discriminator_step(G, D, opt_D, real_batches[t], noise_batches[t]))
+        out["g"].append(generator_step(G, D, opt_G, noise_batches[t]))
+    return out["d"], out["g"]
+''',
+}
