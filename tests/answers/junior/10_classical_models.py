@@ -46,6 +46,11 @@ def fit_linear_gd(X, y, lr=0.1, steps=200):
 '''),
     ],
     "ex3_stable_bce": [
+        ("max/abs stable form: right values, but autograd takes a side of each kink and the gradient at z = 0 is "
+         "1 - y instead of 0.5 - y", '''
+def bce_with_logits(z, y):
+    return (z.clamp(min=0) - z * y + torch.log1p(torch.exp(-z.abs()))).mean()
+'''),
         ("the literal formula: log(sigmoid(z)) gives -inf and nan gradients for large |z|", '''
 def bce_with_logits(z, y):
     p = torch.sigmoid(z)
@@ -193,8 +198,10 @@ def fit_linear_gd(X, y, lr=0.1, steps=200):
 def bce_with_logits(z, y):
     return -(y * F.logsigmoid(z) + (1 - y) * F.logsigmoid(-z)).mean()
 ''',
+    # more accurate than the reference: float64 statistics and results
     "ex4_standardize": '''
 def standardize(X_train, X_test):
+    X_train, X_test = X_train.double(), X_test.double()
     centre = X_train.sum(dim=0) / X_train.shape[0]
     scale = ((X_train - centre) ** 2).mean(dim=0).sqrt()
     return (X_train - centre) / scale, (X_test - centre) / scale
