@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.course import source_notebooks  # noqa: E402
 from ci.classes import expected_scores, synthetic_class  # noqa: E402
+from ci.nodes import notebook_named  # noqa: E402
 
 PY = sys.executable
 
@@ -99,21 +99,15 @@ def suite_seconds() -> tuple[float, int, dict[str, float]]:
         return secs, len(source_notebooks()), seconds_per_notebook(report)
 
 
-NOTEBOOK_ID = re.compile(r"(junior|mid|senior)[./\\](\d\d_\w+?)(?:\.ipynb|\]|$)")
-
-
 def seconds_per_notebook(junit_xml: Path) -> dict[str, float]:
     """tier/notebook -> seconds of the test items about it, from pytest's JUnit report."""
     import xml.etree.ElementTree as ET
 
     out: dict[str, float] = {}
     for case in ET.parse(junit_xml).iter("testcase"):
-        for text in (case.get("name", ""), case.get("classname", "")):
-            found = NOTEBOOK_ID.search(text)
-            if found:
-                key = f"{found.group(1)}/{found.group(2)}"
-                out[key] = out.get(key, 0.0) + float(case.get("time", 0) or 0)
-                break
+        key = notebook_named(case.get("name", "")) or notebook_named(case.get("classname", ""))
+        if key:
+            out[key] = out.get(key, 0.0) + float(case.get("time", 0) or 0)
     return out
 
 

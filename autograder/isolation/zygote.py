@@ -212,10 +212,10 @@ def _become_kernel(req: dict) -> None:
     numpy.random.seed()
     # matplotlib read MPLBACKEND when the server imported it; a fresh kernel reads the kernel's, and
     # ipykernel sets it to the inline backend first where it is unset.
-    os.environ.setdefault("MPLBACKEND", INLINE)
-    import matplotlib
-
-    matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None:
+        os.environ.setdefault("MPLBACKEND", INLINE)
+        matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
     sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
     main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
     sys.modules["__main__"] = sys.modules["__mp_main__"] = main
@@ -247,7 +247,9 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
 
 def serve(path: str, parent: int) -> None:
     for name in PRELOAD:
-        with contextlib.suppress(ImportError):  # torch.distributed.tensor: not on builds without distributed
+        # Only a head start: what cannot be imported here (torch.distributed.tensor on a build without
+        # distributed) a kernel imports, or fails to, as a fresh one would.
+        with contextlib.suppress(ImportError):
             __import__(name)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the forks reap themselves
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
