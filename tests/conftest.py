@@ -1,0 +1,18 @@
+"""pytest-playwright's browser: the system's Chromium (see tests/browser.py), or the browser test is skipped."""
+
+import pytest
+
+from tests.browser import CHROMIUM, need_chromium
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    need_chromium()
+    return {"executable_path": CHROMIUM, "headless": True,
+            "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync"]}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args():
+    return {"viewport": {"width": 1280, "height": 860}}
