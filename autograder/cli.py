@@ -24,13 +24,22 @@ def cmd_check(args) -> int:
     except GradingInputError as e:
         if args.json:
             print(json.dumps({"notebook": args.notebook, "error": str(e)}))
+        if args.format == "github-classroom":
+            from autograder.classroom import github_classroom, verdicts
+
+            print(github_classroom.encode(github_classroom.runner_result(verdicts.unreadable(Path(args.notebook), str(e)))))
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
     if args.record:
         from autograder.learner.progress import record
 
         record(Path(args.notebook), report)
-    print(report_json(report) if args.json else render_table(report))
+    if args.format == "github-classroom":
+        from autograder.classroom import github_classroom, verdicts
+
+        print(github_classroom.encode(github_classroom.runner_result(verdicts.from_report(report, Path(report.source).stem))))
+    else:
+        print(report_json(report) if args.json else render_table(report))
     return 0 if report.score >= report.max_score else 1
 
 
@@ -147,6 +156,63 @@ def cmd_coverage(args) -> int:
     return 1 if missing and args.strict else 0
 
 
+def cmd_bundle(args) -> int:
+    from autograder.classroom import github_classroom, gradescope, prairielearn
+
+    try:
+        if args.platform == "gradescope":
+            names = gradescope.bundle(args.tier, args.notebooks, args.visibility, Path(args.out))
+        elif args.platform == "prairielearn":
+            names = prairielearn.bundle(args.tier, args.notebooks, Path(args.out))
+        else:
+            github_classroom.write_template(args.tier, args.notebooks, Path(args.out))
+            names = [s.stem for s in github_classroom.expected_sources(args.tier, args.notebooks)]
+    except GradingInputError as e:
+        print(f"bundle: {e}", file=sys.stderr)
+        return 2
+    print(f"bundle: {args.platform} for {len(names)} {args.tier} notebook(s) -> {args.out}")
+    return 0
+
+
+def cmd_grade_in(args) -> int:
+    from autograder.classroom import gradescope, prairielearn
+
+    if args.platform == "gradescope":
+        out = gradescope.run(Path(args.root), args.tier, args.notebooks, args.visibility, args.timeout)
+    else:
+        out = prairielearn.run(Path(args.root), args.tier, args.notebooks, args.timeout)
+    print(f"grade-in: {out}")
+    return 0
+
+
+def cmd_lms(args) -> int:
+    from autograder.classroom.lms import export
+
+    try:
+        unmatched = export(Path(args.grades), Path(args.canvas or args.moodle), Path(args.out),
+                           "canvas" if args.canvas else "moodle", args.per_notebook)
+    except GradingInputError as e:
+        print(f"lms: {e}", file=sys.stderr)
+        return 2
+    for student in unmatched:
+        print(f"lms: {student} is in {args.grades} but not in the roster: not exported", file=sys.stderr)
+    print(f"lms: wrote {args.out}" + (f"; {len(unmatched)} student(s) unmatched (listed above)" if unmatched else ""))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from autograder.classroom.report import write_report
+
+    try:
+        page = write_report(Path(args.grades), Path(args.out), roster=Path(args.roster) if args.roster else None,
+                            submitted=Path(args.submitted) if args.submitted else None)
+    except GradingInputError as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 2
+    print(f"report: wrote {page}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -156,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
     p.add_argument("--record", action="store_true", help="also remember the result for `progress`")
+    p.add_argument("--format", choices=["table", "github-classroom"], default="table",
+                   help="github-classroom: the base64 runner result GitHub Classroom's autograding reporter reads")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
@@ -210,6 +278,46 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("coverage", help="syllabus topics covered by graded cells")
     p.add_argument("--strict", action="store_true")
     p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("bundle", help="package the grader for a platform: a Gradescope zip, a PrairieLearn "
+                                      "course folder, or a GitHub Classroom workflow")
+    p.add_argument("platform", choices=["gradescope", "prairielearn", "github-classroom"])
+    p.add_argument("--tier", required=True, choices=["junior", "mid", "senior"])
+    p.add_argument("--notebooks", nargs="+", action="extend", default=None,
+                   help="only these notebooks of the tier (01 or 01_tensors_and_memory); default all")
+    p.add_argument("--visibility", choices=["visible", "after_due_date", "after_published", "hidden"],
+                   default="visible", help="Gradescope: when students see each cell's result")
+    p.add_argument("--out", required=True, help="the zip (gradescope) or folder (the others) to write")
+    p.set_defaults(func=cmd_bundle)
+
+    p = sub.add_parser("grade-in", help="inside a platform's grading job: grade the submission folder and "
+                                        "write the platform's results.json (run_autograder calls this)")
+    p.add_argument("platform", choices=["gradescope", "prairielearn"])
+    p.add_argument("--root", required=True, help="/autograder (Gradescope) or /grade (PrairieLearn)")
+    p.add_argument("--tier", required=True, choices=["junior", "mid", "senior"])
+    p.add_argument("--notebooks", nargs="+", action="extend", default=None)
+    p.add_argument("--visibility", choices=["visible", "after_due_date", "after_published", "hidden"],
+                   default="visible")
+    p.add_argument("--timeout", type=int, default=None)
+    p.set_defaults(func=cmd_grade_in)
+
+    p = sub.add_parser("lms", help="grades.csv -> a file Canvas's or Moodle's gradebook import takes")
+    p.add_argument("grades")
+    roster = p.add_mutually_exclusive_group(required=True)
+    roster.add_argument("--canvas", metavar="ROSTER", help="Canvas gradebook export (Student, ID, SIS User ID, ...)")
+    roster.add_argument("--moodle", metavar="ROSTER", help="Moodle participants or grades export")
+    p.add_argument("--out", required=True)
+    p.add_argument("--per-notebook", action="store_true", help="one column per notebook instead of per assignment")
+    p.set_defaults(func=cmd_lms)
+
+    p = sub.add_parser("report", help="a class report from grades.csv: distributions, most-failed cells, "
+                                      "topic mastery, faults and flags, missing hand-ins")
+    p.add_argument("grades")
+    p.add_argument("--out", default="report")
+    p.add_argument("--roster", default=None, help="a CSV of the class (a student, login or id column): "
+                                                  "who has not submitted")
+    p.add_argument("--submitted", default=None, help="or the submitted/ folder: its student folders")
+    p.set_defaults(func=cmd_report)
 
     args = ap.parse_args(argv)
     return args.func(args)

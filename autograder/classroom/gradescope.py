@@ -1,0 +1,97 @@
+"""Gradescope: the autograder zip (setup.sh, run_autograder, the grader and the assignment's source
+notebooks), and what run_autograder does with a submission: /autograder/submission/*.ipynb graded through
+verdicts.grade_folder into /autograder/results/results.json, one test per graded cell.
+
+Gradescope's contract (gradescope-autograders.readthedocs.io, "Autograder Specifications"): the zip holds
+setup.sh and run_autograder at its root and is unpacked into /autograder/source; run_autograder runs in
+/autograder and must leave results/results.json. PTLAB_AUTOGRADER_ROOT stands in for /autograder in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+import zipfile
+from pathlib import Path
+
+from autograder.classroom import course_copy
+from autograder.classroom.verdicts import Verdict, expected_sources, grade_folder
+
+VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root on its Ubuntu image, when it builds the autograder: the course's Python
+# environment in /autograder/venv, then one run of each reference solution, so that the reports every
+# submission is compared with are cached in the image and no student waits for them.
+set -euo pipefail
+cd /autograder/source
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq python3 python3-venv python3-pip util-linux > /dev/null
+python3 -m venv /autograder/venv
+PIP=/autograder/venv/bin/pip
+$PIP install -q --upgrade pip
+$PIP install -q {torch} --index-url https://download.pytorch.org/whl/cpu
+$PIP install -q {deps}
+for nb in notebooks/*/*.ipynb; do
+    /autograder/venv/bin/python -m autograder check "$nb" > /dev/null || true
+done
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for every submission, in /autograder: grade the notebooks in submission/ and write
+# results/results.json. Whatever happens, Gradescope gets a results.json (never a crashed autograder).
+ROOT="${{PTLAB_AUTOGRADER_ROOT:-/autograder}}"
+PY="${{PTLAB_PYTHON:-$ROOT/venv/bin/python}}"
+mkdir -p "$ROOT/results"
+rm -f "$ROOT/results/results.json"
+cd "$ROOT/source" && "$PY" -m autograder grade-in gradescope --root "$ROOT" {args}
+if [ ! -s "$ROOT/results/results.json" ]; then
+    printf '%s\\n' '{{"score": 0, "tests": [], "output": "The autograder could not run. Your submission is safe; please tell your instructor."}}' \\
+        > "$ROOT/results/results.json"
+fi
+"""
+
+
+def results(verdicts: list[Verdict], strays: list[str], visibility: str = "visible", seconds: float = 0) -> dict:
+    tests = [{"name": c.name, "score": c.score, "max_score": c.max_score,
+              "status": "passed" if c.passed else "failed",
+              "output": "passed" if c.passed else c.message, "visibility": visibility}
+             for v in verdicts for c in v.cells]
+    total, most = sum(v.score for v in verdicts), sum(v.max_score for v in verdicts)
+    lines = [f"Score {total:g} / {most:g} (autograded cells; written answers are graded by hand)."]
+    lines += [line for v in verdicts for line in v.summary()] + strays
+    return {"score": total, "output": "\n".join(lines), "output_format": "text", "visibility": visibility,
+            "stdout_visibility": "hidden", "execution_time": round(seconds), "tests": tests}
+
+
+def run(root: Path, tier: str, notebooks: list[str] | None, visibility: str, timeout: int | None = None) -> Path:
+    """What run_autograder does: never raises for anything a student hands in."""
+    started = time.monotonic()
+    out = Path(root) / "results" / "results.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    verdicts, strays = grade_folder(Path(root) / "submission", expected_sources(tier, notebooks), timeout)
+    out.write_text(json.dumps(results(verdicts, strays, visibility, time.monotonic() - started), indent=1))
+    return out
+
+
+def bundle(tier: str, notebooks: list[str] | None, visibility: str, out: Path) -> list[str]:
+    """Writes the zip; returns the names of the notebooks it grades."""
+    sources = expected_sources(tier, notebooks)
+    torch, deps = course_copy.dependencies()
+    args = [f"--tier={tier}", f"--visibility={visibility}"] + [f"--notebooks={s.stem}" for s in sources]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        _add_script(z, "setup.sh", SETUP.format(torch=shlex.quote(torch), deps=" ".join(map(shlex.quote, deps))))
+        _add_script(z, "run_autograder", RUN.format(args=" ".join(args)))
+        for path, name in course_copy.files(tier, sources):
+            z.write(path, name)
+    return [s.stem for s in sources]
+
+
+def _add_script(z: zipfile.ZipFile, name: str, text: str) -> None:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = 0o100755 << 16  # an executable file: Gradescope runs both directly
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, text)
