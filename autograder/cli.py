@@ -1,4 +1,7 @@
-"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
+"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}.
+
+Long because every verb's arguments are parsed here and nowhere else; each verb's work lives in its module.
+"""
 
 from __future__ import annotations
 
@@ -201,7 +204,7 @@ def cmd_lms(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from autograder.classroom.report import write_report
+    from autograder.classroom.report_page import write_report
 
     try:
         page = write_report(Path(args.grades), Path(args.out), roster=Path(args.roster) if args.roster else None,

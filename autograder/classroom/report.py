@@ -3,7 +3,7 @@ of the class failed, per-topic class mastery, the hand-ins with faults or flags,
 
 Which syllabus topics a cell examines, its points and what a learner reads about it come from the source
 notebooks (the course, not the hand-ins); a cell the course no longer has still counts, without topics.
-report_page.py draws the figures and writes the page.
+report_page.py draws the figures and writes the page (`write_report`).
 """
 
 from __future__ import annotations
@@ -164,8 +164,3 @@ def _incomplete(rows: list[dict]) -> dict[str, list[str]]:
         out[student] += [f"{assignment}/{n}" for n in sorted(by_assignment[assignment] - have)]
     return {s: v for s, v in out.items() if v}
 
-
-def write_report(grades_csv: Path, out: Path, roster: Path | None = None, submitted: Path | None = None) -> Path:
-    from autograder.classroom.report_page import write_page
-
-    return write_page(build(grades_csv, roster, submitted), grades_csv.name, out)

@@ -8,7 +8,7 @@ import html
 from pathlib import Path
 
 from autograder.classroom.feedback import save_html
-from autograder.classroom.report import ClassReport
+from autograder.classroom.report import ClassReport, build
 from autograder.course import syllabus
 from autograder.isolation.sanitize import clean_html
 
@@ -118,3 +118,7 @@ def write_page(rep: ClassReport, source_name: str, out: Path) -> Path:
     path = out / "report.html"
     save_html(clean_html(page), path)
     return path
+
+
+def write_report(grades_csv: Path, out: Path, roster: Path | None = None, submitted: Path | None = None) -> Path:
+    return write_page(build(grades_csv, roster, submitted), grades_csv.name, out)
