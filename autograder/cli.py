@@ -180,10 +180,14 @@ def cmd_bundle(args) -> int:
 def cmd_grade_in(args) -> int:
     from autograder.classroom import gradescope, prairielearn
 
-    if args.platform == "gradescope":
-        out = gradescope.run(Path(args.root), args.tier, args.notebooks, args.visibility, args.timeout)
-    else:
-        out = prairielearn.run(Path(args.root), args.tier, args.notebooks, args.timeout)
+    try:
+        if args.platform == "gradescope":
+            out = gradescope.run(Path(args.root), args.tier, args.notebooks, args.visibility, args.timeout)
+        else:
+            out = prairielearn.run(Path(args.root), args.tier, args.notebooks, args.timeout)
+    except GradingInputError as e:
+        print(f"grade-in: {e}", file=sys.stderr)
+        return 2
     print(f"grade-in: {out}")
     return 0
 

@@ -17,13 +17,19 @@ import jsonschema
 import nbformat
 import pytest
 
-from tests.tiny_course import ROOT, blank, cli, make_course, with_answer
+from tests.tiny_course import ROOT, blank, make_course, with_answer
+from tests.tiny_course import cli as course_cli
 
 SCHEMAS = Path(__file__).parent / "schemas"
 ALT = "def double(x):\n    return x + x\n"  # right, and not the reference's text
 WRONG = "def double(x):\n    return x * 3\n"
 TAMPERED = "import builtins\nbuiltins.abs = lambda v: v\ndef double(x):\n    return 2 * x\n"
 HIDDEN = ("SECRET_HIDDEN_CHECK", "double(-3)", "negative numbers double too", "Traceback")
+
+
+def cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """The course's CLI on the tiny course, with the reference cache in the test's own folder."""
+    return course_cli(tmp, *args, PTLAB_CACHE_DIR=str(tmp / "cache"))
 
 
 def schema(name: str) -> dict:
@@ -103,18 +109,13 @@ def test_gradescope_solved_gets_full_marks_one_test_per_cell(course, gradescope_
     assert (gradescope_source / ".ptlab-cache").is_dir()
 
 
-def test_gradescope_blank_and_wrong_say_why_without_hidden_tests(course, gradescope_source):
+def test_gradescope_blank_says_why_without_hidden_tests(course, gradescope_source):
     tmp, src = course
     ref = nbformat.read(str(src), 4)
     res = run_gradescope(tmp, gradescope_source, "blank", {"01_tiny.ipynb": nb_text(blank(ref))})
     assert res["score"] == 0 and all(t["status"] == "failed" for t in res["tests"])
     assert all("not answered yet" in t["output"] for t in res["tests"])
-    wrong = run_gradescope(tmp, gradescope_source, "wrong",
-                           {"01_tiny.ipynb": nb_text(with_answer(ref, "ex1_double", WRONG))})
-    first = wrong["tests"][0]
-    assert first["score"] == 0 and "double(2) should be 4" in first["output"]
-    for text in (json.dumps(res), json.dumps(wrong)):
-        assert not any(h in text for h in HIDDEN)
+    assert not any(h in json.dumps(res) for h in HIDDEN)  # a wrong answer's message: the GitHub Classroom test
 
 
 def test_gradescope_wrong_tier_missing_and_broken_get_a_message_and_zero(course, gradescope_source):
@@ -229,3 +230,5 @@ def test_prairielearn_bundle_is_a_course_folder(course):
     assert (out / "serverFilesCourse" / "ptlab" / "notebooks" / "junior" / "01_tiny.ipynb").exists()
     assert "pl-file-upload" in (out / "questions" / "ptlab_junior_01_tiny" / "question.html").read_text()
     assert "FROM prairielearn/grader-python" in (out / "Dockerfile").read_text()
+    # test_prairielearn_results cached the reference here: the course copy carries it, so jobs skip that run
+    assert list((out / "serverFilesCourse" / "ptlab" / ".ptlab-cache" / "expected").glob("junior__01_tiny__*.json"))
