@@ -5,7 +5,6 @@ dependencies to install there. Gradescope's zip and PrairieLearn's course folder
 from __future__ import annotations
 
 import importlib.metadata
-import tomllib
 from pathlib import Path
 
 from autograder.course import ROOT, SYLLABUS
@@ -30,6 +29,10 @@ def files(tier: str, sources: list[Path]) -> list[tuple[Path, str]]:
 
 def dependencies() -> tuple[str, list[str]]:
     """The torch this machine grades with (pinned: the reference reports depend on it), and the rest."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10 (a platform's image may grade with it; only bundling reads this)
+        from pip._vendor import tomli as tomllib
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     torch = f"torch=={importlib.metadata.version('torch').split('+')[0]}"
     return torch, [d for d in deps if not d.startswith("torch")]
