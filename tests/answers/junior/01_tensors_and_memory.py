@@ -14,6 +14,8 @@ WRONG = {
          "def to_numpy(t):\n    return t.cpu().numpy()\n"),
         ("goes through Python lists: float32 becomes float64",
          "def to_numpy(t):\n    return np.array(t.detach().cpu().tolist())\n"),
+        ("detaches but forgets .cpu(): fails on a tensor in GPU memory",
+         "def to_numpy(t):\n    return t.detach().numpy()\n"),
     ],
     "ex3_broadcast_predict": [
         ("thinks (8, 1) * (8,) is element-wise",

@@ -32,6 +32,9 @@ WRONG = {
          "    return -(y * torch.log(s) + (1 - y) * torch.log(1 - s)).mean()\n"),
         ("sigmoid then F.binary_cross_entropy: finite but clamped",
          "def bce_with_logits(z, y):\n    return F.binary_cross_entropy(torch.sigmoid(z), y)\n"),
+        ("max/abs textbook form: right values, but the kinks at z = 0 give the gradient 1 - y instead of 0.5 - y",
+         "def bce_with_logits(z, y):\n"
+         "    return (z.clamp_min(0) - z * y + torch.log1p(torch.exp(-z.abs()))).mean()\n"),
     ],
     "ex5_step_predict": [
         ("thinks Adam's step scales with the gradient like SGD",
@@ -78,7 +81,8 @@ ALT = {
         "LOGITS_BCE_LOSS = 200.0 + math.log1p(math.exp(-200.0))  # log(1 + e^200)\n"
         "LOGITS_BCE_GRAD = 1 / (1 + math.exp(200.0)) - 1\n"
     ),
-    "ex4_bce_with_logits": "def bce_with_logits(z, y):\n    return (F.softplus(z) - z * y).mean()\n",
+    "ex4_bce_with_logits": ("def bce_with_logits(z, y):\n"
+                            "    return -(y * F.logsigmoid(z) + (1 - y) * F.logsigmoid(-z)).mean()\n"),
     "ex5_step_predict": (
         "SGD_W1 = 1 - 0.1 * (-4)\n_buf = -4.0\n_w = 1 + 0.4\n_buf = 0.9 * _buf + 2 * (_w - 3)\n"
         "MOMENTUM_W2 = _w - 0.1 * _buf\nADAM_W1 = ADAM_W1_SCALED = 1.0 + 0.1\nUNUSED_W1 = 5.0\n"

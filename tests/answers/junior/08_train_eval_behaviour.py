@@ -155,3 +155,13 @@ EVAL_DEPENDS_ON_BATCH = 1 == 0
 BATCH_OF_ONE_RAISES = not False
 ''',
 }
+
+WRONG["ex2_dropout"].append(("draws the mask with torch.rand(x.shape): always on the CPU, whatever x's device", '''
+def dropout(x, p, training):
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return torch.zeros_like(x)
+    keep = (torch.rand(x.shape) >= p).to(x.dtype)
+    return x * keep / (1 - p)
+'''))

@@ -61,6 +61,19 @@ def bce_with_logits(z, y):
     p = torch.sigmoid(z).clamp(1e-7, 1 - 1e-7)
     return -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()
 '''),
+        ("picks a stable branch with torch.where: right values and right gradient at 0, but the discarded branch "
+         "overflows and its gradient (0 * inf) turns the gradient nan for large |z|", '''
+def bce_with_logits(z, y):
+    pos = (1 - y) * z + torch.log1p(torch.exp(-z))
+    neg = -y * z + torch.log1p(torch.exp(z))
+    return torch.where(z >= 0, pos, neg).mean()
+'''),
+        ("clamps the logits to [-20, 20] before the formula: finite, but the loss and gradient are wrong far out",
+         '''
+def bce_with_logits(z, y):
+    z = z.clamp(-20, 20)
+    return ((1 - y) * z + F.softplus(-z)).mean()
+'''),
         ("stable per element but sums instead of taking the mean", '''
 def bce_with_logits(z, y):
     return (z.clamp(min=0) - z * y + torch.log1p(torch.exp(-z.abs()))).sum()

@@ -215,3 +215,8 @@ def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
     return out["d"], out["g"]
 ''',
 }
+
+WRONG["ex2_reparam"].append(("draws eps with torch.randn(mu.shape): always on the CPU, whatever mu's device", '''
+def reparameterize(mu, logvar):
+    return mu + torch.exp(0.5 * logvar) * torch.randn(mu.shape)
+'''))

@@ -156,3 +156,8 @@ ALT = {
         "        param.addcdiv_(state['exp_avg'], denom, value=-step_size)\n"),
     "ex7_predict": "ADAM_CHANGES = 0\nSGD_CHANGES = 1\nADAM_FIRST_STEP = 1e-2\n",
 }
+
+WRONG["ex4_clip"].append((
+    "right values, but replaces each .grad with a new tensor instead of scaling it in place",
+    ALT["ex4_clip"].replace("        p.grad.mul_(scale)\n", "        p.grad = p.grad * scale\n")))
+assert WRONG["ex4_clip"][-1][1] != ALT["ex4_clip"]

@@ -240,3 +240,8 @@ def evaluate(model, batches, loss_fn):
 KEEPS_GRAPHS = dict(append_loss=True, append_item=False, append_detach=False, ema_tensor=True, ema_no_grad=False)
 ''',
 }
+
+WRONG["ex6_clip"].append((
+    "right values, but replaces each .grad with a new tensor instead of scaling it in place",
+    ALT["ex6_clip"].replace("        p.grad.mul_(coef)\n", "        p.grad = p.grad * coef\n")))
+assert WRONG["ex6_clip"][-1][1] != ALT["ex6_clip"]

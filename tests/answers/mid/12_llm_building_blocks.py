@@ -229,3 +229,9 @@ ALT = {
 }
 ''',
 }
+
+# Builds the frequencies on the CPU whatever the positions' device: on a CPU-only machine only the meta device
+# shows it.
+_CPU_FREQ = ALT["ex3_rope_angles"].replace("device=positions.device, ", "")
+assert _CPU_FREQ != ALT["ex3_rope_angles"]
+WRONG["ex3_rope_angles"].append(("the frequencies are created on the CPU, not on positions.device", _CPU_FREQ))

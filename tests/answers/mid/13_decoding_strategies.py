@@ -70,6 +70,12 @@ WRONG = {
          '''def temperature_probs(logits, temperature):
     return torch.softmax(logits / temperature, dim=-1)
 '''),
+        ("returns F.one_hot's int64 at temperature 0 instead of the logits' dtype",
+         '''def temperature_probs(logits, temperature):
+    if temperature == 0:
+        return F.one_hot(logits.argmax(-1), logits.shape[-1])
+    return torch.softmax(logits / temperature, dim=-1)
+'''),
     ],
     "ex3_top_k": [
         ("sets the removed logits to 0 instead of -inf",
@@ -86,6 +92,14 @@ WRONG = {
     kth = torch.topk(logits, k, dim=-1).values[..., -1:]
     return logits.masked_fill(logits <= kth, float("-inf"))
 '''),
+        ("right values, but writes -inf into the caller's logits (in place)",
+         '''def top_k_filter(logits, k):
+    if k >= logits.shape[-1]:
+        return logits
+    kth = torch.topk(logits, k, dim=-1).values[..., -1:]
+    logits[logits < kth] = float("-inf")
+    return logits
+'''),
     ],
     "ex4_top_p": [
         ("drops the token that crosses the threshold (keeps cumulative <= p)",
@@ -96,6 +110,9 @@ WRONG = {
     remove = torch.cumsum(probs, dim=-1) - probs >= p
     return logits.masked_fill(remove, float("-inf"))
 '''),
+        ("right values, but masks the caller's logits in place (masked_fill_)",
+         _TOP_P.replace("REMOVE", "torch.cumsum(probs, dim=-1) - probs >= p").replace("logits.masked_fill(",
+                                                                                     "logits.masked_fill_(")),
     ],
     "ex5_repetition_penalty": [
         ("divides every repeated logit, so negative logits move up",

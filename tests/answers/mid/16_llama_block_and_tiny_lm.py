@@ -307,3 +307,8 @@ ALT = {
     return (nll * mask).sum() / mask.sum()
 ''',
 }
+
+# Ignores the `device` argument: on a CPU-only machine only the meta device shows it.
+_CPU_SFT = ALT["ex7_sft_batch"].replace(", device=device)", ")")
+assert _CPU_SFT != ALT["ex7_sft_batch"]
+WRONG["ex7_sft_batch"].append(("build_sft_batch ignores its device argument: the batch stays on the CPU", _CPU_SFT))

@@ -399,3 +399,9 @@ def maxpool2x2(x):
                          align_corners=False).squeeze(1).detach()
 ''',
 }
+
+# Ignores the `device` argument: on a CPU-only machine only the meta device shows it.
+_CPU_TABLE = ALT["ex2_cls_and_positions"].replace(".to(device=device, dtype=torch.float32)", ".to(dtype=torch.float32)")
+assert _CPU_TABLE != ALT["ex2_cls_and_positions"]
+WRONG["ex2_cls_and_positions"].append(("sincos_2d ignores its device argument: the table is always on the CPU",
+                                       _CPU_TABLE))
