@@ -51,7 +51,7 @@ def _saved_line(path: Path, now: float) -> str:
     saved = path.stat().st_mtime
     ago = max(0, int(now - saved))
     when = time.strftime("%H:%M:%S", time.localtime(saved))
-    return f"Graded {path.name} as saved at {when} ({ago} s ago); unsaved edits are not graded."
+    return f"Graded {path.name} as saved at {when} ({ago} s ago). Unsaved edits are not graded."
 
 
 # --- what the kernel ran against what the file holds ---------------------------------------------------------
