@@ -181,7 +181,7 @@ def saved_nb(**answers: str) -> dict:
 
 
 def test_unsaved_cells_names_answers_whose_last_run_is_not_the_saved_text():
-    from autograder.learner.selfcheck import unsaved_cells
+    from autograder.learner.unsaved import unsaved_cells
 
     saved = saved_nb(ex1="def double(x):\n    return 2 * x", ex2="def square(x):\n    return x * x")
     ran = ["def double(x):\n    return 2 * x", "def square(x):\n    return x * x", "assert double(2) == 4"]
@@ -196,7 +196,7 @@ def test_unsaved_cells_names_answers_whose_last_run_is_not_the_saved_text():
 
 
 def test_identical_blank_answers_cannot_be_told_apart_so_none_is_named():
-    from autograder.learner.selfcheck import unsaved_cells
+    from autograder.learner.unsaved import unsaved_cells
 
     blank_cell = "# YOUR CODE HERE\nraise NotImplementedError()"
     assert unsaved_cells(saved_nb(a=blank_cell, b=blank_cell), [blank_cell]) == []
