@@ -5,16 +5,15 @@ the file does not hold; nbgrader's instructor tools are hidden in the learner's 
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import re
 
 import nbformat
 import pytest
 
-from autograder.authoring.release import finish, workdir
-from tests.browser import CURRENT_TAB, jupyterlab, need_chromium, open_notebook, panel, run_cell, saved_source, shot
-from tests.tiny_course import blank, make_course
+from tests.browser import (CURRENT_TAB, jupyterlab, learner_folder, need_chromium, open_notebook, panel, run_cell,
+                           saved_source, shot)
 
 NB = "junior/01_tiny.ipynb"
 DOUBLE = "def double(x):\n    return x + x\n"  # correct answers, not the reference's text
@@ -32,13 +31,7 @@ def course(tmp_path_factory):
     from autograder.learner.labsettings import install_extension, write_learner_config
 
     tmp = tmp_path_factory.mktemp("labcheck")
-    src = make_course(tmp)
-    release = tmp / "release" / "junior"
-    release.mkdir(parents=True)
-    student = finish(json.loads(nbformat.writes(blank(nbformat.read(str(src), 4)))))
-    (release / src.name).write_text(nbformat.writes(nbformat.from_dict(student)))
-    work = tmp / "work"
-    workdir(work, tmp / "release")
+    work = learner_folder(tmp)
     install_extension(tmp / "data")
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"),
                JUPYTER_PATH=str(tmp / "data"))
@@ -84,24 +77,21 @@ def assert_dirty(page) -> None:
     assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 1, "the edit should be unsaved here"
 
 
-def shots_on_failure(page, name):
-    class Guard:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, kind, *_):
-            if kind is not None:
-                shot(page, f"failure-{name}")
-
-    return Guard()
+@contextlib.contextmanager
+def notebook(lab, page, name: str):
+    """The tiny notebook opened in the learner's lab: (its panel, its grade ids); a screenshot on failure."""
+    url, work = lab
+    try:
+        open_notebook(page, url, NB)
+        yield panel(page, "A tiny notebook"), ids(work)
+    except Exception:
+        shot(page, f"failure-{name}")
+        raise
 
 
 def test_save_and_check_grades_the_unsaved_edit_and_leaves_the_notebook_saved(lab, page):
-    url, work = lab
-    with shots_on_failure(page, "save-and-check"):
-        where = ids(work)
-        open_notebook(page, url, NB)
-        nb = panel(page, "A tiny notebook")
+    work = lab[1]
+    with notebook(lab, page, "save-and-check") as (nb, where):
         type_answer(page, nb, where.index("ex1_double"), DOUBLE)
         assert_dirty(page)
         nb.locator(".ptlab-save-and-check").click()  # the toolbar button
@@ -120,11 +110,7 @@ def test_save_and_check_grades_the_unsaved_edit_and_leaves_the_notebook_saved(la
 
 
 def test_a_running_check_shows_its_cell_and_seconds_and_an_interrupt_stops_it(lab, page):
-    url, work = lab
-    with shots_on_failure(page, "progress"):
-        where = ids(work)
-        open_notebook(page, url, NB)
-        nb = panel(page, "A tiny notebook")
+    with notebook(lab, page, "progress") as (nb, where):
         type_answer(page, nb, where.index("ex1_double"), SLOW)
         nb.locator(".ptlab-save-and-check").click()
         line = nb.locator(".ptlab-check-progress")
@@ -147,11 +133,7 @@ def test_a_running_check_shows_its_cell_and_seconds_and_an_interrupt_stops_it(la
 
 
 def test_the_last_cell_names_answers_run_but_not_saved_and_stays_unmodified(lab, page):
-    url, work = lab
-    with shots_on_failure(page, "unsaved"):
-        where = ids(work)
-        open_notebook(page, url, NB)
-        nb = panel(page, "A tiny notebook")
+    with notebook(lab, page, "unsaved") as (nb, where):
         type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x * 1\n")
         page.keyboard.press("Shift+Enter")  # run in the kernel, not saved
         run_cell(page, nb, where.index("selfcheck"))
