@@ -203,9 +203,9 @@ def test_identical_blank_answers_cannot_be_told_apart_so_none_is_named():
 
 
 def test_the_progress_line_names_the_cell_and_the_limit_past_half_of_it():
-    from autograder.learner.selfcheck import Progress, progress_line
+    from autograder.learner.selfcheck import CheckProgress, progress_line
 
-    p = Progress(started=100.0)
+    p = CheckProgress(started=100.0)
     assert progress_line("nb.ipynb", p, 103.0) == "Checking nb.ipynb: starting a fresh kernel ... 3 s"
     p.take('ptlab-progress {"phase": "reference"}', 104.0)
     assert "reference solution once ... 5 s" in progress_line("nb.ipynb", p, 105.0)

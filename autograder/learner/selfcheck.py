@@ -57,7 +57,7 @@ def _saved_line(path: Path, now: float) -> str:
 # --- running the grader ----------------------------------------------------------------------------------------
 
 @dataclass
-class Progress:
+class CheckProgress:
     """What the grader last said it is doing, read from its progress lines."""
     started: float
     phase: str = "starting"  # "starting" (a fresh kernel), "reference", "cells"
@@ -83,7 +83,7 @@ class Progress:
             self.index, self.of, self.limit = int(event.get("index", 0)), int(event.get("of", 0)), event.get("limit")
 
 
-def progress_line(name: str, p: Progress, now: float) -> str:
+def progress_line(name: str, p: CheckProgress, now: float) -> str:
     """One line: which cell runs and for how long; the per-cell limit once a cell has used half of it."""
     total = int(now - p.started)
     if p.phase == "starting":
@@ -137,7 +137,7 @@ def run_check(path: Path, show=None, timeout: int | None = None) -> tuple[dict |
     # then stops the grader itself, rather than the grader printing a traceback of its own.
     proc = subprocess.Popen(check_command(path, timeout), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    p = Progress(started=time.monotonic())
+    p = CheckProgress(started=time.monotonic())
     out: list[str] = []
     readers = [_reader(proc.stdout, out.append), _reader(proc.stderr, lambda line: p.take(line, time.monotonic()))]
     try:
@@ -240,7 +240,7 @@ def check_this_notebook(session: str | None = None, timeout: int | None = None) 
         return None
     unsaved_text = unsaved_warning(path)
     saved = _saved_line(path, time.time())
-    handle = display(render_progress(progress_line(path.name, Progress(time.monotonic()), time.monotonic())),
+    handle = display(render_progress(progress_line(path.name, CheckProgress(time.monotonic()), time.monotonic())),
                      raw=True, display_id=True)
     try:
         report, error = run_check(path, lambda p: handle.update(
