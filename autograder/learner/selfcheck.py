@@ -245,14 +245,13 @@ def check_this_notebook(session: str | None = None, timeout: int | None = None) 
     try:
         report, error = run_check(path, lambda p: handle.update(
             render_progress(progress_line(path.name, p, time.monotonic())), raw=True), timeout)
-    except KeyboardInterrupt:
+        if report is None:
+            handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
+            return None
+        hints = _hints(path)
+        handle.update({"text/plain": render_text(report, hints, saved, unsaved_text),
+                       "text/html": render_html(report, hints, saved, unsaved_text)}, raw=True)
+    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback under the table
         handle.update({"text/plain": f"Self-check stopped: you interrupted it; {path.name} was not graded."},
                       raw=True)
-        return None
-    if report is None:
-        handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
-        return None
-    hints = _hints(path)
-    handle.update({"text/plain": render_text(report, hints, saved, unsaved_text),
-                   "text/html": render_html(report, hints, saved, unsaved_text)}, raw=True)
     return None
