@@ -38,6 +38,7 @@ $(STAMP): pyproject.toml
 	@$(PY) -m pip install -q $(TORCH) 2>&1 | { $(QUIET_PIP); }
 	@$(PY) -m pip install -q -e ".[dev]" 2>&1 | { $(QUIET_PIP); }
 	@$(PY) -c "import torch, nbgrader, papermill; print('setup: torch', torch.__version__, '| cuda', torch.cuda.is_available())"
+	@$(PY) -m autograder lab-settings >/dev/null
 	@touch $(STAMP)
 
 setup-triton: $(TRITON_STAMP) ## add Triton (~1 GB) for senior/20_triton_kernels (make test does this itself)
@@ -53,9 +54,11 @@ release: setup ## regenerate the student notebooks in release/ with nbgrader
 
 lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton), copy the student notebooks to work/ (never overwriting yours), open JupyterLab
 	@$(PY) -m autograder workdir work
-	@$(PY) -m autograder lab-settings >/dev/null
-	@echo "lab: your notebooks are in work/; run the last cell of a notebook to check it, 00_progress.ipynb for the map"
-	@$(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
+	@echo "lab: your notebooks are in work/; check one with its toolbar's Save and check (Ctrl+Shift+Enter), 00_progress.ipynb for the map"
+	@# The learner's config (nbgrader's instructor tools off) for this launch only; make teach keeps them.
+	@learner=$$($(PY) -m autograder lab-settings --learner-dir) && \
+	  JUPYTER_CONFIG_PATH="$$learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
 
 progress: setup ## your progress over work/: scores, failing cells, topic mastery (re-checks only what changed)
 	@$(PY) -m autograder progress $(if $(DIR),$(DIR),work) --png $(if $(DIR),$(DIR),work)/progress.png

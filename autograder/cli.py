@@ -23,7 +23,8 @@ def cmd_check(args) -> int:
     from autograder.pipeline.check import grade_notebook, render_table, report_json
 
     try:
-        report = grade_notebook(Path(args.notebook), timeout=args.timeout)
+        report = grade_notebook(Path(args.notebook), timeout=args.timeout,
+                                progress=_progress_lines if args.progress else None)
     except GradingInputError as e:
         if args.json:
             print(json.dumps({"notebook": args.notebook, "error": str(e)}))
@@ -44,6 +45,12 @@ def cmd_check(args) -> int:
     else:
         print(report_json(report) if args.json else render_table(report))
     return 0 if report.score >= report.max_score else 1
+
+
+def _progress_lines(event: dict) -> None:
+    """`check --progress`: one JSON object per line on stderr as each phase and cell starts (the self-check
+    cell reads them to show which cell runs)."""
+    print("ptlab-progress " + json.dumps(event), file=sys.stderr, flush=True)
 
 
 def cmd_progress(args) -> int:
@@ -75,9 +82,14 @@ def cmd_dashboard(args) -> int:
 
 
 def cmd_lab_settings(args) -> int:
-    from autograder.learner.labsettings import write_overrides
+    from autograder.learner.labsettings import install_extension, write_learner_config, write_overrides
 
-    print(f"lab-settings: wrote {write_overrides()}")
+    overrides, extension, learner = write_overrides(), install_extension(), write_learner_config()
+    if args.learner_dir:  # for `make lab`: JUPYTER_CONFIG_PATH=$(python -m autograder lab-settings --learner-dir)
+        print(learner)
+        return 0
+    print(f"lab-settings: wrote {overrides}\nlab-settings: linked {extension}\n"
+          f"lab-settings: wrote {learner} (make lab's config: nbgrader's instructor tools off)")
     return 0
 
 
@@ -231,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--record", action="store_true", help="also remember the result for `progress`")
     p.add_argument("--format", choices=["table", "github-classroom"], default="table",
                    help="github-classroom: the base64 runner result GitHub Classroom's autograding reporter reads")
+    p.add_argument("--progress", action="store_true",
+                   help="report each cell as it starts: lines 'ptlab-progress {json}' on stderr")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
@@ -247,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", nargs="?", default="work")
     p.set_defaults(func=cmd_dashboard)
 
-    p = sub.add_parser("lab-settings", help="JupyterLab settings for the course: no news prompt, frequent autosave")
+    p = sub.add_parser("lab-settings", help="JupyterLab settings for the course: no news prompt, frequent autosave, "
+                                            "the Save and check extension, the learner's config (no nbgrader tools)")
+    p.add_argument("--learner-dir", action="store_true", help="print only the learner's config directory")
     p.set_defaults(func=cmd_lab_settings)
 
     p = sub.add_parser("grade", help="grade a class: SUBMITTED/<student>/<tier>/<notebook>.ipynb")

@@ -151,3 +151,21 @@ def saved_source(path: Path, index: int, expected: str, wait: float = 20.0) -> s
         if source == expected.strip() or time.monotonic() > deadline:
             return source
         time.sleep(0.2)
+
+
+def learner_folder(tmp: Path) -> Path:
+    """tmp/work as `make lab` makes work/, from the tiny course (tests/tiny_course.py): its student version
+    released into tmp/release, copied in, and the progress dashboard added."""
+    from autograder.authoring.release import finish, workdir
+    from autograder.learner.dashboard import write_dashboard
+    from tests.tiny_course import blank, make_course
+
+    src = make_course(tmp)
+    release = tmp / "release" / "junior"
+    release.mkdir(parents=True)
+    student = finish(json.loads(nbformat.writes(blank(nbformat.read(str(src), 4)))))
+    (release / src.name).write_text(nbformat.writes(nbformat.from_dict(student)))
+    work = tmp / "work"
+    workdir(work, tmp / "release")
+    write_dashboard(work)
+    return work

@@ -4,16 +4,13 @@ shared machinery)."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import nbformat
 import pytest
 
-from autograder.authoring.release import finish, workdir
-from tests.browser import (CURRENT_TAB, assert_opened_unmodified, jupyterlab, need_chromium, open_from_file_browser,
-                           open_notebook, panel, run_cell, saved_source, shot)
-from tests.tiny_course import blank, make_course
+from tests.browser import (CURRENT_TAB, assert_opened_unmodified, jupyterlab, learner_folder, need_chromium,
+                           open_from_file_browser, open_notebook, panel, run_cell, saved_source, shot)
 
 ANSWER = "def double(x):\n    return x + x\n"  # a correct answer, not the reference's text
 
@@ -23,18 +20,10 @@ def lab(tmp_path_factory):
     """JupyterLab on a learner's folder made as `make lab` makes work/: the release copied in, the dashboard
     added, the course's JupyterLab settings written."""
     need_chromium()
-    from autograder.learner.dashboard import write_dashboard
     from autograder.learner.labsettings import write_overrides
 
     tmp = tmp_path_factory.mktemp("lab")
-    src = make_course(tmp)
-    release = tmp / "release" / "junior"
-    release.mkdir(parents=True)
-    student = finish(json.loads(nbformat.writes(blank(nbformat.read(str(src), 4)))))
-    (release / src.name).write_text(nbformat.writes(nbformat.from_dict(student)))
-    work = tmp / "work"
-    workdir(work, tmp / "release")
-    write_dashboard(work)
+    work = learner_folder(tmp)
     write_overrides()
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"))
     env.pop("PTLAB_GRADING", None)

@@ -4,6 +4,7 @@ never flagged, and, run in a kernel that JupyterLab would start, it shows the ve
 import json
 import os
 import shutil
+import time
 
 import nbformat
 import pytest
@@ -168,3 +169,109 @@ def test_the_lint_rule_for_the_self_check_cells(tmp_path, monkeypatch):
     nb.cells[-1].source += "\n# edited"
     nbformat.write(nb, str(copy))
     assert [p for p in lint.lint_notebook(copy) if "self-check" in p]
+
+
+# --- issue 24: what was graded, a check's progress, an interrupt --------------------------------------------
+
+def saved_nb(**answers: str) -> dict:
+    cells = [{"cell_type": "code", "source": src, "metadata": {"nbgrader": {"solution": True, "grade_id": gid}}}
+             for gid, src in answers.items()]
+    cells.append({"cell_type": "code", "source": "assert double(2) == 4", "metadata": {}})
+    return {"cells": cells}
+
+
+def test_unsaved_cells_names_answers_whose_last_run_is_not_the_saved_text():
+    from autograder.learner.unsaved import unsaved_cells
+
+    saved = saved_nb(ex1="def double(x):\n    return 2 * x", ex2="def square(x):\n    return x * x")
+    ran = ["def double(x):\n    return 2 * x", "def square(x):\n    return x * x", "assert double(2) == 4"]
+    assert unsaved_cells(saved, ran) == []
+    assert unsaved_cells(saved, ran + ["def double(x):\n    return x + x"]) == ["ex1"]
+    # edited, run, then saved: the file holds what ran last
+    assert unsaved_cells(saved, ["def double(x):\n    return 0", "def double(x):\n    return 2 * x"]) == []
+    # a half-typed edit that does not parse is still recognised by its text
+    assert unsaved_cells(saved, ["def square(x):\n    return x * x +"]) == ["ex2"]
+    # cells the kernel never ran, and scratch code that resembles no answer, claim nothing
+    assert unsaved_cells(saved, ["print('hello')", "import torch"]) == []
+
+
+def test_identical_blank_answers_cannot_be_told_apart_so_none_is_named():
+    from autograder.learner.unsaved import unsaved_cells
+
+    blank_cell = "# YOUR CODE HERE\nraise NotImplementedError()"
+    assert unsaved_cells(saved_nb(a=blank_cell, b=blank_cell), [blank_cell]) == []
+
+
+def test_the_progress_line_names_the_cell_and_the_limit_past_half_of_it():
+    from autograder.learner.selfcheck import CheckProgress, progress_line
+
+    p = CheckProgress(started=100.0)
+    assert progress_line("nb.ipynb", p, 103.0) == "Checking nb.ipynb: starting a fresh kernel ... 3 s"
+    p.take('ptlab-progress {"phase": "reference"}', 104.0)
+    assert "reference solution once ... 5 s" in progress_line("nb.ipynb", p, 105.0)
+    p.take("some kernel noise", 106.0)
+    p.take('ptlab-progress {"cell": "ex1_loop", "index": 3, "of": 9, "limit": 60}', 110.0)
+    line = progress_line("nb.ipynb", p, 139.0)
+    assert line == "Checking nb.ipynb: running ex1_loop (cell 4 of 9) ... 39 s", line
+    line = progress_line("nb.ipynb", p, 141.0)
+    assert "ex1_loop has run 31 s of its 60 s limit" in line and "interrupt" in line
+    assert p.stderr == ["some kernel noise"]
+
+
+def test_check_progress_reports_each_code_cell_as_it_starts(course):
+    tmp, src = course
+    done = cli(tmp, "check", str(src), "--json", "--progress", "--timeout", "30")
+    events = [json.loads(line.split(" ", 1)[1]) for line in done.stderr.splitlines()
+              if line.startswith("ptlab-progress ")]
+    cells = [e["cell"] for e in events if "cell" in e]
+    assert cells.index("ex1_double") < cells.index("ex1_double_test") < cells.index("ex2_square_test")
+    assert "ex3_explain" not in cells, "a markdown cell is not announced"
+    assert [e["index"] for e in events if "cell" in e] == list(range(len(cells)))
+    assert {e["of"] for e in events if "cell" in e} == {len(cells)} and {e["limit"] for e in events if "cell" in e} == {30}
+    assert json.loads(done.stdout)["score"] == 5
+
+
+def test_in_a_kernel_a_slow_check_shows_progress_and_an_interrupt_stops_it_with_one_line(course, tmp_path):
+    """What a learner sees: the running cell and seconds, the limit once past half, and after an interrupt
+    one line, no traceback, and no grader left running."""
+    from jupyter_client.manager import start_new_kernel
+
+    from tests.tiny_course import alive
+
+    tmp, src = course
+    path = tmp_path / "01_tiny.ipynb"
+    slow = "import time\ntime.sleep(120)\n\ndef double(x):\n    return x + x\n"
+    nbformat.write(with_answer(student(src), "ex1_double", slow), str(path))
+    mark = f"ptlab-interrupt-{os.getpid()}"
+    env = dict(os.environ, JPY_SESSION_NAME=str(path), PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_TEST_MARK=mark)
+    env.pop("PTLAB_GRADING", None)
+    km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
+    try:
+        kc.execute("from autograder.selfcheck import check_this_notebook\ncheck_this_notebook(timeout=8)")
+        seen, interrupted = [], False
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            msg = kc.get_iopub_msg(timeout=240)
+            kind, content = msg["msg_type"], msg["content"]
+            if kind in ("display_data", "update_display_data"):
+                seen.append(content["data"]["text/plain"])
+                if not interrupted and "of its 8 s limit" in seen[-1]:
+                    km.interrupt_kernel()
+                    interrupted = True
+            elif kind in ("stream", "error"):
+                seen.append(f"{kind}: {content}")
+            elif kind == "status" and content["execution_state"] == "idle" and msg["parent_header"].get("msg_type") == "execute_request":
+                break
+        running = [s for s in seen if "running ex1_double (cell" in s]
+        assert len({s.rsplit("...", 1)[1] for s in running}) >= 2, f"the seconds did not count up: {seen}"
+        assert interrupted, seen
+        assert seen[-1].startswith("Self-check stopped: you interrupted it") and "\n" not in seen[-1], seen[-1]
+        assert not [s for s in seen if s.startswith(("stream", "error"))], seen
+        for _ in range(50):
+            if not alive(mark):
+                break
+            time.sleep(0.2)
+        assert not alive(mark) or alive(mark) == [str(km.provisioner.pid)], "the grader outlived the interrupt"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

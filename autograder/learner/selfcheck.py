@@ -1,12 +1,17 @@
 """The self-check a learner runs from inside a notebook (the last cell of every notebook, template.SELFCHECK).
 
-It grades the file as saved on disk with `python -m autograder check PATH --json --record` in a separate
-process, which runs the notebook in a fresh sandboxed kernel of its own: the learner's kernel receives only the
-verdict table, never a hidden test or a reference answer. This module is imported in the learner's kernel,
-so it imports nothing of the grader itself.
+It grades the file as saved on disk with `python -m autograder check PATH --json --record --progress` in a
+separate process, which runs the notebook in a fresh sandboxed kernel of its own: the learner's kernel
+receives only the verdict table and the name of the cell being run, never a hidden test or a reference answer.
+This module is imported in the learner's kernel, so it imports nothing of the grader itself.
 
 Which notebook: jupyter_server 2 starts a notebook's kernel with JPY_SESSION_NAME set to the notebook's path
 (ipykernel also exposes it as `__session__`).
+
+Three things a learner must never be left guessing (issue 24): what was graded (the saved file; answer cells
+whose last run in this kernel differs from the file are named in red), whether it is still running (a line
+naming the running cell and the seconds, updated every second), and how to stop it (an interrupt ends the
+check with one line). JupyterLab's "save and check" command (autograder/learner/labextension) saves first.
 """
 
 from __future__ import annotations
@@ -14,13 +19,22 @@ from __future__ import annotations
 import html
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.learner.unsaved import warning as unsaved_warning
 
 CHECK_TIMEOUT = 1800  # seconds; the grader's own per-cell and per-notebook limits are far below this
 SESSION_ENV = "JPY_SESSION_NAME"
+PROGRESS_PREFIX = "ptlab-progress "  # what `check --progress` puts before each JSON line on stderr
+TICK = 1.0  # seconds between two updates of the progress line
+COLOURS = {"PASS": "#1a7f37", "FAIL": "#cf222e", "TODO": "#9a6700"}
+RED = "#cf222e"
 
 
 def notebook_path(session: str | None = None) -> Path | None:
@@ -37,27 +51,119 @@ def _saved_line(path: Path, now: float) -> str:
     saved = path.stat().st_mtime
     ago = max(0, int(now - saved))
     when = time.strftime("%H:%M:%S", time.localtime(saved))
-    return (f"Graded {path.name} as saved at {when} ({ago} s ago). Unsaved edits are not graded: "
-            "save (Ctrl+S) and run this cell again.")
+    return f"Graded {path.name} as saved at {when} ({ago} s ago). Unsaved edits are not graded."
 
 
-def run_check(path: Path) -> tuple[dict | None, str]:
-    """(report, error): the grader's JSON report of the saved file, or why there is none."""
+# --- running the grader ----------------------------------------------------------------------------------------
+
+@dataclass
+class CheckProgress:
+    """What the grader last said it is doing, read from its progress lines."""
+    started: float
+    phase: str = "starting"  # "starting" (a fresh kernel), "reference", "cells"
+    cell: str = ""
+    index: int = 0
+    of: int = 0
+    limit: int | None = None
+    cell_started: float = 0.0
+    stderr: list[str] = field(default_factory=list)
+
+    def take(self, line: str, now: float) -> None:
+        if not line.startswith(PROGRESS_PREFIX):
+            self.stderr = (self.stderr + [line])[-20:]
+            return
+        try:
+            event = json.loads(line[len(PROGRESS_PREFIX):])
+        except ValueError:
+            return
+        if event.get("phase") == "reference":
+            self.phase = "reference"
+        elif "cell" in event:
+            self.phase, self.cell, self.cell_started = "cells", str(event["cell"]), now
+            self.index, self.of, self.limit = int(event.get("index", 0)), int(event.get("of", 0)), event.get("limit")
+
+
+def progress_line(name: str, p: CheckProgress, now: float) -> str:
+    """One line: which cell runs and for how long; the per-cell limit once a cell has used half of it."""
+    total = int(now - p.started)
+    if p.phase == "starting":
+        return f"Checking {name}: starting a fresh kernel ... {total} s"
+    if p.phase == "reference":
+        return (f"Checking {name}: the first check of this notebook runs its reference solution once ... "
+                f"{total} s")
+    line = f"Checking {name}: running {p.cell} (cell {p.index + 1} of {p.of}) ... {total} s"
+    on_cell = now - p.cell_started
+    if p.limit and on_cell >= p.limit / 2:
+        line += (f"; {p.cell} has run {int(on_cell)} s of its {p.limit} s limit and is stopped at the limit "
+                 "(interrupt the kernel to stop the check now)")
+    return line
+
+
+def _reader(stream, take) -> threading.Thread:
+    def pump():
+        for line in stream:
+            take(line.rstrip("\n"))
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    return thread
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """The grader and whatever it started (its own process group; its sandboxed kernels die with it)."""
+    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def check_command(path: Path, timeout: int | None = None) -> list[str]:
+    cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json", "--record", "--progress"]
+    return cmd + (["--timeout", str(timeout)] if timeout else [])
+
+
+def run_check(path: Path, show=None, timeout: int | None = None) -> tuple[dict | None, str]:
+    """(report, error): the grader's JSON report of the saved file, or why there is none. `show(progress)` is
+    called about every second while the grader runs. An interrupt (KeyboardInterrupt) stops the grader and
+    propagates."""
     env = {k: v for k, v in os.environ.items() if k != SESSION_ENV}
-    cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json", "--record"]
+    # A session of its own: a kernel interrupt (SIGINT to the kernel's process group) reaches this kernel, which
+    # then stops the grader itself, rather than the grader printing a traceback of its own.
+    proc = subprocess.Popen(check_command(path, timeout), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = CheckProgress(started=time.monotonic())
+    out: list[str] = []
+    readers = [_reader(proc.stdout, out.append), _reader(proc.stderr, lambda line: p.take(line, time.monotonic()))]
     try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=CHECK_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None, f"the check took longer than {CHECK_TIMEOUT} s and was stopped"
+        while proc.poll() is None:
+            if time.monotonic() - p.started > CHECK_TIMEOUT:
+                _stop(proc)
+                return None, f"the check took longer than {CHECK_TIMEOUT} s and was stopped"
+            if show is not None:
+                show(p)
+            time.sleep(TICK)
+    except BaseException:
+        _stop(proc)
+        raise
+    for r in readers:
+        r.join(timeout=5)
     try:
-        report = json.loads(done.stdout.strip().splitlines()[-1])
+        report = json.loads(out[-1])
     except (ValueError, IndexError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return None, f"the grader did not answer (exit code {done.returncode}): {tail}"
+        tail = (p.stderr or ["no output"])[-1]
+        return None, f"the grader did not answer (exit code {proc.returncode}): {tail}"
     if "error" in report:
         return None, report["error"]
     return report, ""
 
+
+# --- the table -------------------------------------------------------------------------------------------------
 
 def _hints(path: Path) -> dict[str, int]:
     """test grade_id -> number of hints above its exercise, read from the learner's own file."""
@@ -87,8 +193,8 @@ def rows(report: dict, hints: dict[str, int] | None = None) -> list[dict]:
     return out
 
 
-def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = "") -> str:
-    lines = [saved] if saved else []
+def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "") -> str:
+    lines = [line for line in (unsaved, saved) if line]
     for r in rows(report, hints):
         lines.append(f"{r['result']}  {r['cell']}  {r['points']}  {r['message']}".rstrip())
     lines += [f"fault: {f}" for f in report.get("faults", [])]
@@ -97,26 +203,34 @@ def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = 
     return "\n".join(lines)
 
 
-COLOURS = {"PASS": "#1a7f37", "FAIL": "#cf222e", "TODO": "#9a6700"}
+def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "") -> str:
+    from autograder.isolation.sanitize import clean_html
 
-
-def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = "") -> str:
     e = html.escape
     cells = "".join(
         f"<tr><td style='text-align:left'><code>{e(r['cell'])}</code></td>"
         f"<td style='color:{COLOURS[r['result']]};font-weight:bold'>{r['result']}</td>"
         f"<td>{e(r['points'])}</td><td style='text-align:left'>{e(r['message'])}</td></tr>"
         for r in rows(report, hints))
-    extra = "".join(f"<p style='color:#cf222e'>fault: {e(f)}</p>" for f in report.get("faults", []))
+    extra = "".join(f"<p style='color:{RED}'>fault: {e(f)}</p>" for f in report.get("faults", []))
     extra += "".join(f"<p style='color:#9a6700'>flagged for review: {e(f)}</p>" for f in report.get("flags", []))
-    return (f"<div class='ptlab-selfcheck'><p><i>{e(saved)}</i></p>"
-            "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
-            f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
-            f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p></div>")
+    warning = f"<p class='ptlab-unsaved' style='color:{RED};font-weight:bold'>{e(unsaved)}</p>" if unsaved else ""
+    return clean_html(
+        f"<div class='ptlab-selfcheck'>{warning}<p><i>{e(saved)}</i></p>"
+        "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
+        f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
+        f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p></div>")
 
 
-def check_this_notebook(session: str | None = None) -> dict | None:
-    """What the self-check cell runs. Shows the table in the notebook and returns nothing visible."""
+def render_progress(line: str) -> dict:
+    return {"text/plain": line, "text/html": f"<p class='ptlab-check-progress'><i>{html.escape(line)}</i></p>"}
+
+
+# --- the cell ----------------------------------------------------------------------------------------------------
+
+def check_this_notebook(session: str | None = None, timeout: int | None = None) -> dict | None:
+    """What the self-check cell runs. Shows the table in the notebook and returns nothing visible.
+    `timeout`: seconds per cell instead of nbgrader_config.py's (tests)."""
     from IPython.display import display
 
     path = notebook_path(session)
@@ -124,13 +238,20 @@ def check_this_notebook(session: str | None = None) -> dict | None:
         print("Self-check: this kernel was not started by JupyterLab for a saved notebook, so there is nothing "
               "to grade here. From a terminal: make check NB=path/to/notebook.ipynb")
         return None
+    unsaved_text = unsaved_warning(path)
     saved = _saved_line(path, time.time())
-    handle = display({"text/plain": f"{saved}\nchecking..."}, raw=True, display_id=True)
-    report, error = run_check(path)
-    if report is None:
-        handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
-        return None
-    hints = _hints(path)
-    handle.update({"text/plain": render_text(report, hints, saved),
-                   "text/html": render_html(report, hints, saved)}, raw=True)
+    handle = display(render_progress(progress_line(path.name, CheckProgress(time.monotonic()), time.monotonic())),
+                     raw=True, display_id=True)
+    try:
+        report, error = run_check(path, lambda p: handle.update(
+            render_progress(progress_line(path.name, p, time.monotonic())), raw=True), timeout)
+        if report is None:
+            handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
+            return None
+        hints = _hints(path)
+        handle.update({"text/plain": render_text(report, hints, saved, unsaved_text),
+                       "text/html": render_html(report, hints, saved, unsaved_text)}, raw=True)
+    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback under the table
+        handle.update({"text/plain": f"Self-check stopped: you interrupted it; {path.name} was not graded."},
+                      raw=True)
     return None

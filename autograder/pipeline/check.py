@@ -50,17 +50,19 @@ class Report:
 
 
 def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None,
-                   kernels=None) -> Report:
+                   kernels=None, progress=None) -> Report:
     """Raises GradingInputError when the file cannot be graded at all."""
     submitted = cells.read(path)
-    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references, kernels)
+    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references, kernels,
+                            progress)
 
 
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None,
-                     references: dict | None = None, kernels=None) -> Report:
+                     references: dict | None = None, kernels=None, progress=None) -> Report:
     """`references`: reference reports by cache key, computed elsewhere (a cluster's grading process ships
     them to its workers); a source not among them is looked up as usual. `kernels`: a source of started
-    kernels for the submission's run (see execute.execute)."""
+    kernels for the submission's run (see execute.execute). `progress`: told of each phase and cell as it starts
+    (see execute.execute)."""
     # Kernels inherit this: a notebook's self-check cell (template.SELFCHECK) then does nothing while graded.
     os.environ[GRADING_ENV] = "1"
     source = cells.read(source_path)
@@ -71,8 +73,10 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     if reference is None:
         reference = ref.cached()
     if reference is None and not expected.is_reference(nb, source):
+        if progress is not None:
+            progress({"phase": "reference"})
         reference = ref.reports(source, timeout)
-    executed, run_faults = execute(nb, timeout=timeout, kernels=kernels)
+    executed, run_faults = execute(nb, timeout=timeout, kernels=kernels, progress=progress)
     run_faults += faults.in_cells(executed)
     if sandbox.enabled() and not sandbox.namespaces_work():
         notes.append(sandbox.status())

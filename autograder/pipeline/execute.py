@@ -73,12 +73,28 @@ def _cap_outputs(nb: NotebookNode) -> list[str]:
     return cut
 
 
-def execute(nb: NotebookNode, timeout: int | None = None, kernels=None) -> tuple[NotebookNode, list[str]]:
+def _announce(progress, nb: NotebookNode, limit):
+    """nbclient's on_cell_start hook, reporting which cell runs and the per-cell limit it runs under."""
+    from autograder.pipeline.faults import where
+
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+
+    def hook(cell, cell_index, **_):
+        if cell.cell_type == "code":  # "cell 4 of 9" counts what runs
+            progress({"cell": where(cell, cell_index), "index": code.index(cell_index), "of": len(code),
+                      "limit": limit if isinstance(limit, int) and limit > 0 else None})
+
+    return hook
+
+
+def execute(nb: NotebookNode, timeout: int | None = None, kernels=None,
+            progress=None) -> tuple[NotebookNode, list[str]]:
     """Return the executed notebook and the faults of the run: it ended early, or its output was cut.
 
     `kernels`: where a started kernel may come from instead of a fresh start, called with a factory
     `make_manager(scratch)` of unstarted sandboxed kernel managers; it returns an object with `km`, `scratch`
-    and `discard()`, or None. A class-grading worker passes isolation.warm.take; `check` passes nothing."""
+    and `discard()`, or None. A class-grading worker passes isolation.warm.take; `check` passes nothing.
+    `progress`: called with {"cell", "index", "of", "limit"} as each cell starts (the self-check's live line)."""
     from nbclient.exceptions import DeadKernelError
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
@@ -106,6 +122,8 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None) -> tuple
         if manager is not None:
             config = manager_config(config, manager, scratch)
             kwargs["kernel_manager_class"] = manager
+        if progress is not None:
+            kwargs["on_cell_start"] = _announce(progress, nb, config.Execute.timeout)
         executor = Execute(config=config, **kwargs)
         try:
             with _deadline(NOTEBOOK_TIMEOUT):

@@ -1,0 +1,169 @@
+"""The check in a real browser, as `make lab` launches JupyterLab (issue 24): Save and check grades an unsaved
+edit (toolbar button and shortcut) and leaves the notebook unmodified; a running check names its cell and
+counts seconds, and an interrupt stops it with one line; the last cell names answer cells the kernel ran but
+the file does not hold; nbgrader's instructor tools are hidden in the learner's launch and only there."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+
+import nbformat
+import pytest
+
+from tests.browser import (CURRENT_TAB, jupyterlab, learner_folder, need_chromium, open_notebook, panel, run_cell,
+                           saved_source, shot)
+
+NB = "junior/01_tiny.ipynb"
+DOUBLE = "def double(x):\n    return x + x\n"  # correct answers, not the reference's text
+SQUARE = "def square(x):\n    return x ** 2\n"
+SLOW = "import time\n\ntime.sleep(60)\n\n\ndef double(x):\n    return x + x\n"
+NBGRADER_TOOLS = {"Validate button": ".validate-button", "Create Assignment sidebar": "[data-id='nbgrader-create_assignemnt']",
+                  "Nbgrader menu": ".lm-MenuBar-itemLabel:text-is('Nbgrader')"}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A learner's work folder as `make lab` makes it, the extension linked and the learner's config written
+    into folders of the test's own (JUPYTER_PATH, JUPYTER_CONFIG_PATH), as make lab's launch sets them."""
+    need_chromium()
+    from autograder.learner.labsettings import install_extension, write_learner_config
+
+    tmp = tmp_path_factory.mktemp("labcheck")
+    work = learner_folder(tmp)
+    install_extension(tmp / "data")
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"),
+               JUPYTER_PATH=str(tmp / "data"))
+    env.pop("PTLAB_GRADING", None)
+    return tmp, work, env, write_learner_config(str(tmp / "prefix"))
+
+
+@pytest.fixture(scope="module")
+def lab(course):
+    tmp, work, env, learner = course
+    with jupyterlab(work, tmp, dict(env, JUPYTER_CONFIG_PATH=str(learner))) as url:
+        yield url, work
+
+
+def ids(work) -> list[str]:
+    return [c.metadata.get("nbgrader", {}).get("grade_id") for c in nbformat.read(str(work / NB), 4).cells]
+
+
+def type_answer(page, nb, index: int, text: str) -> None:
+    nb.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(text)  # inserted as text: no auto-indent on top of ours
+
+
+def verdicts(nb) -> dict[str, str]:
+    table = nb.locator(".ptlab-selfcheck")
+    return {r.locator("td").nth(0).inner_text(): r.locator("td").nth(1).inner_text()
+            for r in table.locator("tbody tr").all()}
+
+
+def wait_for_verdict(page, nb, cell: str, result: str, timeout: float = 150_000) -> None:
+    page.wait_for_function(
+        "([el, cell, result]) => [...el.querySelectorAll('.ptlab-selfcheck tbody tr')].some("
+        "r => r.cells[0].innerText.trim() === cell && r.cells[1].innerText.trim() === result)",
+        arg=[nb.element_handle(), cell, result], timeout=timeout)
+
+
+def wait_clean(page) -> None:
+    page.wait_for_selector(CURRENT_TAB + ":not(.jp-mod-dirty)", timeout=20_000)
+
+
+def assert_dirty(page) -> None:
+    assert page.locator(CURRENT_TAB + ".jp-mod-dirty").count() == 1, "the edit should be unsaved here"
+
+
+@contextlib.contextmanager
+def notebook(lab, page, name: str):
+    """The tiny notebook opened in the learner's lab: (its panel, its grade ids); a screenshot on failure."""
+    url, work = lab
+    try:
+        open_notebook(page, url, NB)
+        yield panel(page, "A tiny notebook"), ids(work)
+    except Exception:
+        shot(page, f"failure-{name}")
+        raise
+
+
+def test_save_and_check_grades_the_unsaved_edit_and_leaves_the_notebook_saved(lab, page):
+    work = lab[1]
+    with notebook(lab, page, "save-and-check") as (nb, where):
+        type_answer(page, nb, where.index("ex1_double"), DOUBLE)
+        assert_dirty(page)
+        nb.locator(".ptlab-save-and-check").click()  # the toolbar button
+        wait_for_verdict(page, nb, "ex1_double_test", "PASS")
+        assert saved_source(work / NB, where.index("ex1_double"), DOUBLE) == DOUBLE.strip()
+        wait_clean(page)
+        shot(page, "save-and-check")
+
+        type_answer(page, nb, where.index("ex2_square"), SQUARE)
+        assert_dirty(page)
+        page.keyboard.press("Control+Shift+Enter")  # the shortcut, typed while editing
+        wait_for_verdict(page, nb, "ex2_square_test", "PASS")
+        assert verdicts(nb)["ex1_double_test"] == "PASS"
+        assert "score 5/5" in nb.locator(".ptlab-selfcheck").inner_text()
+        wait_clean(page)
+
+
+def test_a_running_check_shows_its_cell_and_seconds_and_an_interrupt_stops_it(lab, page):
+    with notebook(lab, page, "progress") as (nb, where):
+        type_answer(page, nb, where.index("ex1_double"), SLOW)
+        nb.locator(".ptlab-save-and-check").click()
+        line = nb.locator(".ptlab-check-progress")
+        page.wait_for_function("(el) => /running ex1_double \\(cell/.test(el.innerText)", arg=nb.element_handle(),
+                               timeout=120_000)
+        first = int(re.search(r"\.\.\. (\d+) s", line.inner_text()).group(1))
+        page.wait_for_function(f"(el) => {{ const m = /\\.\\.\\. (\\d+) s/.exec(el.innerText); "
+                               f"return m && +m[1] >= {first + 2}; }}", arg=nb.element_handle(), timeout=30_000)
+        shot(page, "check-progress")
+        nb.locator("[data-command='notebook:interrupt-kernel']").click()
+        page.wait_for_function("(el) => el.innerText.includes('Self-check stopped')", arg=nb.element_handle(),
+                               timeout=30_000)
+        out = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("selfcheck")).locator(".jp-OutputArea-output")
+        assert out.count() == 1, out.all_inner_texts()
+        assert out.inner_text().strip().count("\n") == 0 and "Traceback" not in out.inner_text()
+        assert nb.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
+        type_answer(page, nb, where.index("ex1_double"), DOUBLE)
+        page.keyboard.press("Control+s")
+        wait_clean(page)
+
+
+def test_the_last_cell_names_answers_run_but_not_saved_and_stays_unmodified(lab, page):
+    with notebook(lab, page, "unsaved") as (nb, where):
+        type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x * 1\n")
+        page.keyboard.press("Shift+Enter")  # run in the kernel, not saved
+        run_cell(page, nb, where.index("selfcheck"))
+        page.wait_for_selector(".ptlab-unsaved >> visible=true", timeout=150_000)
+        warning = nb.locator(".ptlab-unsaved").inner_text()
+        assert "Not saved: ex2_square." in warning and "ex1_double" not in warning
+        shot(page, "selfcheck-unsaved")
+
+        page.keyboard.press("Control+s")
+        wait_clean(page)
+        run_cell(page, nb, where.index("selfcheck"))
+        page.wait_for_function("(el) => !el.querySelector('.ptlab-unsaved') && el.querySelector('.ptlab-selfcheck')",
+                               arg=nb.element_handle(), timeout=150_000)
+        wait_clean(page)  # the check's table does not leave the notebook modified
+
+
+def nbgrader_tools(page) -> dict[str, int]:
+    return {name: page.locator(selector).count() for name, selector in NBGRADER_TOOLS.items()}
+
+
+def test_the_learners_launch_hides_nbgraders_instructor_tools_and_only_it(lab, course, page):
+    url, work = lab
+    open_notebook(page, url, NB)
+    assert panel(page, "A tiny notebook").locator(".ptlab-save-and-check").count() == 1
+    assert nbgrader_tools(page) == dict.fromkeys(NBGRADER_TOOLS, 0)
+    tmp, _, env, _ = course
+    instructor = tmp / "instructor"
+    instructor.mkdir()
+    with jupyterlab(work, instructor, env) as plain:  # any other launch (make teach) keeps them
+        open_notebook(page, plain, NB)
+        found = nbgrader_tools(page)
+        shot(page, "instructor-tools")
+        assert all(found.values()), found
