@@ -57,6 +57,39 @@ def dequantize_blockwise(idx, scales, codebook, shape):
     return (vals * scales.float().repeat_interleave(per)).view(*shape)
 '''
 
+EX1_WRONG_ZERO_GUARD_ON_CPU = '''
+def quantize_blockwise(w, codebook, block=16):
+    flat = w.detach().reshape(-1, block).float()
+    scales = flat.abs().amax(dim=1)
+    safe = torch.where(scales > 0, scales, torch.ones(scales.shape))
+    idx = (flat[..., None] / safe[:, None, None] - codebook.float()).abs().argmin(dim=-1)
+    return idx.reshape(-1).to(torch.uint8), scales
+
+
+def dequantize_blockwise(idx, scales, codebook, shape):
+    block = idx.numel() // scales.numel()
+    return (codebook.float()[idx.long()].reshape(-1, block) * scales.float()[:, None]).reshape(shape)
+'''
+
+EX2_WRONG_ADAPTERS_ON_CPU = '''
+class QLoRALinear(nn.Module):
+    def __init__(self, weight, r, alpha, codebook, block=16):
+        super().__init__()
+        out_features, in_features = weight.shape
+        idx, scales = quantize_blockwise(weight, codebook, block)
+        self.register_buffer("qidx", idx)
+        self.register_buffer("scales", scales)
+        self.register_buffer("codebook", codebook.detach().float().clone())
+        self.shape = (out_features, in_features)
+        self.scaling = alpha / r
+        self.lora_A = nn.Parameter(torch.randn(r, in_features) / math.sqrt(in_features))
+        self.lora_B = nn.Parameter(torch.zeros(out_features, r))
+
+    def forward(self, x):
+        w = dequantize_blockwise(self.qidx, self.scales, self.codebook, self.shape)
+        return x @ w.T + self.scaling * (x @ self.lora_A.T) @ self.lora_B.T
+'''
+
 EX2_WRONG_B_RANDOM = '''
 class QLoRALinear(nn.Module):
     def __init__(self, weight, r, alpha, codebook, block=16):
@@ -421,11 +454,13 @@ WRONG = {
         ("one absmax scale for the whole tensor", EX1_WRONG_GLOBAL_SCALE),
         ("uniform int4 rounding instead of the nearest codebook value", EX1_WRONG_UNIFORM_INT4),
         ("indices left as int64", EX1_WRONG_INT64_INDICES),
+        ("zero-scale guard built on the CPU: breaks on a GPU", EX1_WRONG_ZERO_GUARD_ON_CPU),
     ],
     "ex2_qlora": [
         ("lora_B random as well (initial output is not the base's)", EX2_WRONG_B_RANDOM),
         ("base kept as a frozen float Parameter, not quantised buffers", EX2_WRONG_FROZEN_PARAMETER),
         ("scales the update by alpha instead of alpha / r", EX2_WRONG_SCALE_ALPHA),
+        ("adapters created on the CPU whatever the weight's device", EX2_WRONG_ADAPTERS_ON_CPU),
     ],
     "ex3_gptq": [
         ("round to nearest, no error compensation", EX3_WRONG_RTN),

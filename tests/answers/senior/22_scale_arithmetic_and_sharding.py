@@ -288,6 +288,29 @@ def ring_attention_sim(q_blocks, k_blocks, v_blocks):
     return outs
 '''
 
+_EX5_STATE_ON_CPU = '''def online_attend(q, k, v, m, l, acc):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))
+    p = torch.exp(scores - m_new)
+    c = torch.exp(m - m_new)
+    return m_new, l * c + p.sum(dim=-1, keepdim=True), acc * c + p @ v
+
+
+def ring_attention_sim(q_blocks, k_blocks, v_blocks):
+    # the running state is created on the CPU whatever the inputs' device
+    n = len(q_blocks)
+    outs = []
+    for i, q in enumerate(q_blocks):
+        m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*q.shape[:-1], v_blocks[0].shape[-1], dtype=q.dtype)
+        for s in range(n):
+            j = (i - s) % n
+            m, l, acc = online_attend(q, k_blocks[j], v_blocks[j], m, l, acc)
+        outs.append(acc / l)
+    return outs
+'''
+
 _EX5_ALT = '''def online_attend(q, k, v, m, l, acc):
     # merge two partial softmaxes through their log-sum-exp
     scores = torch.einsum("...qd,...kd->...qk", q, k) * q.shape[-1] ** -0.5
@@ -366,7 +389,8 @@ WRONG = {
     "ex4_zero3": [("keeps the gathered weight for backward", _EX4_KEEPS_WEIGHT),
                   ("sums gradients over ranks instead of averaging", _EX4_SUMS)],
     "ex5_ring_sim": [("online softmax without rescaling", _EX5_NO_RESCALE),
-                     ("scores without 1/sqrt(d)", _EX5_NO_SCALE)],
+                     ("scores without 1/sqrt(d)", _EX5_NO_SCALE),
+                     ("running state created on the CPU: breaks on a GPU", _EX5_STATE_ON_CPU)],
     "ex6_ring_dist": [("no rotation: own block only", _EX6_NO_ROTATION),
                       ("all-gathers K/V instead of a ring", _EX6_ALL_GATHER)],
 }
