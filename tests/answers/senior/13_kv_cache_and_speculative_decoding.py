@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/13_kv_cache_and_speculative_decoding."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_IS_CAUSAL = '''
 def attend_with_cache(block, x_new, cache=None):
     q, k, v = block.qkv_heads(x_new)
@@ -100,17 +102,6 @@ def greedy_generate(model, prompt, n_new):
             if seq.shape[1] < prompt.shape[1] + n_new:
                 logits, caches = lm_step(model, seq, caches)
     return seq
-'''
-
-EX3_WRONG_GRAD_ON = '''
-def greedy_generate(model, prompt, n_new):
-    out = [prompt]
-    logits, caches = lm_step(model, prompt)
-    for _ in range(n_new):
-        nxt = logits[:, -1].argmax(dim=-1, keepdim=True)
-        out.append(nxt)
-        logits, caches = lm_step(model, nxt, caches)
-    return torch.cat(out, dim=1)
 '''
 
 EX3_ALT = '''
@@ -322,38 +313,14 @@ class RollingKVCache:
         return w @ self.v
 '''
 
-EX1_WRONG_CPU_MASK = '''
-def attend_with_cache(block, x_new, cache=None):
-    q, k, v = block.qkv_heads(x_new)
-    if cache is not None:
-        k = torch.cat([cache[0], k], dim=2)
-        v = torch.cat([cache[1], v], dim=2)
-    t_new, t_all = q.shape[2], k.shape[2]
-    q_pos = torch.arange(t_all - t_new, t_all).unsqueeze(1)
-    k_pos = torch.arange(t_all).unsqueeze(0)
-    attn = F.scaled_dot_product_attention(q, k, v, attn_mask=k_pos <= q_pos)
-    return block.finish(x_new, attn), (k, v)
-'''
+EX1_WRONG_CPU_MASK = edited(EX1_ALT, ", device=q.device")
 
-EX6_WRONG_DIM1 = '''
-def expected_acceptance(p, q):
-    return torch.minimum(p, q).sum(dim=1)
+EX6_WRONG_DIM1 = edited(EX6_ALT, ".sum(-1)", ".sum(1)")
 
+EX7_WRONG_IGNORES_DEVICE = edited(EX7_ALT, ", device=device")
 
-def expected_tokens_per_call(alpha, k):
-    return (1 - alpha ** (k + 1)) / (1 - alpha) if alpha < 1 else float(k + 1)
-'''
+EX3_WRONG_GRAD_ON = edited(EX3_ALT, "@torch.inference_mode()\n")
 
-EX7_WRONG_IGNORES_DEVICE = '''
-def sliding_window_mask(T, W, device=None):
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    return (j <= i) & (i - j < W)
-
-
-def windowed_attention(q, k, v, W):
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=sliding_window_mask(q.shape[-2], W))
-'''
 
 WRONG = {
     "ex1_attend_with_cache": [("the teammate's is_causal=True: top-left aligned mask in the cache", EX1_WRONG_IS_CAUSAL),

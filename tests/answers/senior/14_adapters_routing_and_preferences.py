@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/14_adapters_routing_and_preferences."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_SCALE_BY_R = '''
 class LoRALinear(nn.Module):
     def __init__(self, base, r, alpha):
@@ -64,21 +66,10 @@ class LoRALinear(nn.Module):
         return self.base(x) + self.scaling * low
 '''
 
-EX1_WRONG_CPU_ADAPTERS = '''
-class LoRALinear(nn.Module):
-    def __init__(self, base, r, alpha):
-        super().__init__()
-        self.base = base
-        for p in self.base.parameters():
-            p.requires_grad_(False)
-        self.r, self.alpha, self.scaling = r, alpha, alpha / r
-        w = base.weight
-        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, dtype=w.dtype) / math.sqrt(base.in_features))
-        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, dtype=w.dtype))
-
-    def forward(self, x):
-        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-'''
+EX1_WRONG_CPU_ADAPTERS = edited(edited(EX1_ALT, "base.weight.new_empty(r, base.in_features)",
+                                       "torch.empty(r, base.in_features, dtype=base.weight.dtype)"),
+                                "base.weight.new_zeros(base.out_features, r)",
+                                "torch.zeros(base.out_features, r, dtype=base.weight.dtype)")
 
 EX2_WRONG_DEFAULT_LINEAR = '''
 def merge_lora(layer):

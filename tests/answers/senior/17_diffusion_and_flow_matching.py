@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/17_diffusion_and_flow_matching."""
 
+from tests.answers.senior import edited
+
 _EX1_LINEAR = '''
 def linear_betas(T, beta_start=1e-4, beta_end=0.02):
     return torch.linspace(beta_start, beta_end, T, dtype=torch.float64)
@@ -253,15 +255,7 @@ def euler_sample(model, x0, steps):
     return x
 '''
 
-EX6_WRONG_T_DEFAULTS = _EX6_LOSS + '''
-@torch.no_grad()
-def euler_sample(model, x0, steps):
-    x = x0
-    dt = 1.0 / steps
-    for k in range(steps):
-        x = x + dt * model(x, torch.full((x.shape[0],), k * dt))
-    return x
-'''
+EX6_WRONG_T_DEFAULTS = _EX6_LOSS + edited(_EX6_EULER, ", dtype=x.dtype, device=x.device")
 
 EX6_ALT = '''
 def flow_matching_loss(model, x0, x1, t):
@@ -409,19 +403,6 @@ def ddpm_sample(model, x_T, betas, noises):
     return x
 '''
 
-EX8_WRONG_T_ON_CPU = '''
-@torch.no_grad()
-def ddpm_sample(model, x_T, betas, noises):
-    alphas_bar = torch.cumprod(1 - betas, 0)
-    x = x_T
-    for t in reversed(range(len(betas))):
-        eps = model(x, torch.full((x.shape[0],), t, dtype=torch.long))
-        beta, ab = betas[t].item(), alphas_bar[t].item()
-        mean = (x - beta / math.sqrt(1 - ab) * eps) / math.sqrt(1 - beta)
-        x = mean + math.sqrt(beta) * noises[t] if t > 0 else mean
-    return x
-'''
-
 EX8_ALT = '''
 @torch.no_grad()
 def ddpm_sample(model, x_T, betas, noises):
@@ -432,6 +413,9 @@ def ddpm_sample(model, x_T, betas, noises):
         x = ddpm_step(x, t, eps, betas, noises[t])
     return x
 '''
+
+EX8_WRONG_T_ON_CPU = edited(EX8_ALT, ", device=x.device")
+
 
 WRONG = {
     "ex1_schedule": [("cosine betas shifted by one step (beta_0 = 0)", EX1_WRONG_COSINE_SHIFTED),

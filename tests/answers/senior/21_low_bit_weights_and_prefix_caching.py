@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/21_low_bit_weights_and_prefix_caching."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_GLOBAL_SCALE = '''
 def quantize_blockwise(w, codebook, block=16):
     flat = w.detach().reshape(-1, block).float()
@@ -57,38 +59,7 @@ def dequantize_blockwise(idx, scales, codebook, shape):
     return (vals * scales.float().repeat_interleave(per)).view(*shape)
 '''
 
-EX1_WRONG_ZERO_GUARD_ON_CPU = '''
-def quantize_blockwise(w, codebook, block=16):
-    flat = w.detach().reshape(-1, block).float()
-    scales = flat.abs().amax(dim=1)
-    safe = torch.where(scales > 0, scales, torch.ones(scales.shape))
-    idx = (flat[..., None] / safe[:, None, None] - codebook.float()).abs().argmin(dim=-1)
-    return idx.reshape(-1).to(torch.uint8), scales
-
-
-def dequantize_blockwise(idx, scales, codebook, shape):
-    block = idx.numel() // scales.numel()
-    return (codebook.float()[idx.long()].reshape(-1, block) * scales.float()[:, None]).reshape(shape)
-'''
-
-EX2_WRONG_ADAPTERS_ON_CPU = '''
-class QLoRALinear(nn.Module):
-    def __init__(self, weight, r, alpha, codebook, block=16):
-        super().__init__()
-        out_features, in_features = weight.shape
-        idx, scales = quantize_blockwise(weight, codebook, block)
-        self.register_buffer("qidx", idx)
-        self.register_buffer("scales", scales)
-        self.register_buffer("codebook", codebook.detach().float().clone())
-        self.shape = (out_features, in_features)
-        self.scaling = alpha / r
-        self.lora_A = nn.Parameter(torch.randn(r, in_features) / math.sqrt(in_features))
-        self.lora_B = nn.Parameter(torch.zeros(out_features, r))
-
-    def forward(self, x):
-        w = dequantize_blockwise(self.qidx, self.scales, self.codebook, self.shape)
-        return x @ w.T + self.scaling * (x @ self.lora_A.T) @ self.lora_B.T
-'''
+EX1_WRONG_ZERO_GUARD_ON_CPU = edited(EX1_ALT, "torch.ones_like(absmax)", "torch.ones(absmax.shape)")
 
 EX2_WRONG_B_RANDOM = '''
 class QLoRALinear(nn.Module):
@@ -448,6 +419,10 @@ def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
         steps += 1
     return torch.tensor(gen, dtype=torch.long, device=dev)
 '''
+
+EX2_WRONG_ADAPTERS_ON_CPU = edited(edited(EX2_ALT, "weight.new_zeros(self.out_features, r)", "torch.zeros(self.out_features, r)"),
+                                   "weight.new_empty(r, self.in_features)", "torch.empty(r, self.in_features)")
+
 
 WRONG = {
     "ex1_nf4": [

@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/22_scale_arithmetic_and_sharding."""
 
+from tests.answers.senior import edited
+
 _EX1_REF_TAIL = '''
 
 def count_params(vocab, d_model, n_layers, d_ff, tied):
@@ -288,29 +290,6 @@ def ring_attention_sim(q_blocks, k_blocks, v_blocks):
     return outs
 '''
 
-_EX5_STATE_ON_CPU = '''def online_attend(q, k, v, m, l, acc):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))
-    p = torch.exp(scores - m_new)
-    c = torch.exp(m - m_new)
-    return m_new, l * c + p.sum(dim=-1, keepdim=True), acc * c + p @ v
-
-
-def ring_attention_sim(q_blocks, k_blocks, v_blocks):
-    # the running state is created on the CPU whatever the inputs' device
-    n = len(q_blocks)
-    outs = []
-    for i, q in enumerate(q_blocks):
-        m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(*q.shape[:-1], v_blocks[0].shape[-1], dtype=q.dtype)
-        for s in range(n):
-            j = (i - s) % n
-            m, l, acc = online_attend(q, k_blocks[j], v_blocks[j], m, l, acc)
-        outs.append(acc / l)
-    return outs
-'''
-
 _EX5_ALT = '''def online_attend(q, k, v, m, l, acc):
     # merge two partial softmaxes through their log-sum-exp
     scores = torch.einsum("...qd,...kd->...qk", q, k) * q.shape[-1] ** -0.5
@@ -378,6 +357,12 @@ _EX6_ALT = '''def ring_attention_rank(q, k, v):
             kv = incoming
     return acc / l
 '''
+
+_EX5_STATE_ON_CPU = edited(edited(_EX5_ALT, "q.new_full(q.shape[:-1] + (1,), -math.inf)",
+                                  "torch.full(q.shape[:-1] + (1,), -math.inf, dtype=q.dtype)"),
+                           "q.new_zeros(q.shape[:-1] + (v_blocks[0].shape[-1],))",
+                           "torch.zeros(q.shape[:-1] + (v_blocks[0].shape[-1],), dtype=q.dtype)")
+
 
 WRONG = {
     "ex1_flops": [("6ND counted as 2ND (forward only)", _EX1_FORWARD_ONLY),
