@@ -93,6 +93,20 @@ def materialize(model, device):
     return model.to_empty(device=device)
 '''
 
+_META_FIXED_DEVICE = '''
+def build_on_meta(width, depth):
+    with torch.device("meta"):
+        return make_mlp(width, depth)
+
+
+def materialize(model, device):
+    model.to_empty(device="cuda" if torch.cuda.is_available() else "cpu")
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+'''
+
 _META_ALT = '''
 def build_on_meta(width, depth):
     previous = torch.get_default_device()
@@ -129,6 +143,7 @@ WRONG = {
     "ex5_meta": [
         ("uses .to(device) on a meta model", _META_TO),
         ("to_empty without reset_parameters leaves garbage", _META_NO_RESET),
+        ("ignores the device argument", _META_FIXED_DEVICE),
     ],
     "ex6_lazy": [
         ("takes the channel count as in_features", "LAZY_WEIGHT_SHAPE = (10, 3)\nLAZY_N_PARAMS = 40\n"),

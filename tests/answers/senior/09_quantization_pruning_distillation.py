@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/09_quantization_pruning_distillation."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_AXIS = '''
 def quantize_symmetric(w, per_channel=False):
     amax = w.detach().abs().amax(dim=0, keepdim=True) if per_channel else w.detach().abs().amax()
@@ -263,6 +265,11 @@ def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
     return alpha * (T ** 2) * kl + (1 - alpha) * ce
 '''
 
+EX5_WRONG_PRUNES_BIASES = edited(EX5_ALT, "            m.weight.mul_(mask)\n",
+                                 "            m.weight.mul_(mask)\n"
+                                 "            m.bias.mul_((m.bias.abs() > flat.kthvalue(k).values).to(m.bias.dtype))\n")
+
+
 WRONG = {
     "ex1_symmetric": [("per-channel scale reduces over the wrong axis (columns)", EX1_WRONG_AXIS),
                       ("divides by 255 for a signed range: half the levels unused", EX1_WRONG_255)],
@@ -273,6 +280,7 @@ WRONG = {
     "ex4_ptq": [("quantizes the original model in place", EX4_WRONG_IN_PLACE),
                 ("size ignores scales and float biases", EX4_WRONG_SIZE)],
     "ex5_prune": [("zeroes weights once without a mask: they grow back", EX5_WRONG_ONE_SHOT),
+                  ("zeroes small biases with the same threshold", EX5_WRONG_PRUNES_BIASES),
                   ("prunes each layer separately instead of globally", EX5_WRONG_PER_LAYER)],
     "ex6_distill": [("forgets the T^2 factor", EX6_WRONG_NO_T2),
                     ("kl_div reduction='mean' also averages over classes", EX6_WRONG_MEAN)],

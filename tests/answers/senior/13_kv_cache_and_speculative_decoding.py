@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/13_kv_cache_and_speculative_decoding."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_IS_CAUSAL = '''
 def attend_with_cache(block, x_new, cache=None):
     q, k, v = block.qkv_heads(x_new)
@@ -311,22 +313,35 @@ class RollingKVCache:
         return w @ self.v
 '''
 
+EX1_WRONG_CPU_MASK = edited(EX1_ALT, ", device=q.device")
+
+EX6_WRONG_DIM1 = edited(EX6_ALT, ".sum(-1)", ".sum(1)")
+
+EX7_WRONG_IGNORES_DEVICE = edited(EX7_ALT, ", device=device")
+
+EX3_WRONG_GRAD_ON = edited(EX3_ALT, "@torch.inference_mode()\n")
+
+
 WRONG = {
     "ex1_attend_with_cache": [("the teammate's is_causal=True: top-left aligned mask in the cache", EX1_WRONG_IS_CAUSAL),
                               ("causal mask off by one: a chunk's token sees the next one", EX1_WRONG_OFF_BY_ONE),
-                              ("cache appended on the heads dim instead of the sequence dim", EX1_WRONG_DIM)],
+                              ("cache appended on the heads dim instead of the sequence dim", EX1_WRONG_DIM),
+                              ("mask built on the CPU: breaks on a GPU", EX1_WRONG_CPU_MASK)],
     "ex2_lm_step": [("positions restart at 0 for new tokens", EX2_WRONG_POSITIONS),
                     ("every block reads block 0's cache", EX2_WRONG_SHARED_CACHE)],
     "ex3_greedy": [("recomputes the whole sequence every step, no cache", EX3_WRONG_NO_CACHE),
-                   ("refeeds the whole sequence on top of the cache", EX3_WRONG_REFEED)],
+                   ("refeeds the whole sequence on top of the cache", EX3_WRONG_REFEED),
+                   ("builds an autograd graph at every step", EX3_WRONG_GRAD_ON)],
     "ex4_cache_bytes": [("forgets that both K and V are cached", EX4_WRONG_NO_TWO),
                         ("counts bits instead of bytes", EX4_WRONG_BITS)],
     "ex5_speculative": [("samples the replacement from p instead of the residual", EX5_WRONG_RESIDUAL_FROM_P),
                         ("accepts exactly when p > q", EX5_WRONG_ACCEPT_IF_GREATER)],
     "ex6_acceptance": [("acceptance as sum(p * q)", EX6_WRONG_DOT),
-                       ("tokens per call linear in k", EX6_WRONG_LINEAR_TOKENS)],
+                       ("tokens per call linear in k", EX6_WRONG_LINEAR_TOKENS),
+                       ("sums over dim 1: wrong for leading batch dims", EX6_WRONG_DIM1)],
     "ex7_window": [("window one too wide", EX7_WRONG_WIDE),
-                   ("symmetric band, not causal", EX7_WRONG_NOT_CAUSAL)],
+                   ("symmetric band, not causal", EX7_WRONG_NOT_CAUSAL),
+                   ("ignores the device argument", EX7_WRONG_IGNORES_DEVICE)],
     "ex8_rolling": [("never evicts: the cache grows without bound", EX8_WRONG_NEVER_EVICTS),
                     ("keeps W - 1 entries", EX8_WRONG_KEEPS_W_MINUS_1)],
 }

@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/14_adapters_routing_and_preferences."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_SCALE_BY_R = '''
 class LoRALinear(nn.Module):
     def __init__(self, base, r, alpha):
@@ -62,6 +64,30 @@ class LoRALinear(nn.Module):
     def forward(self, x):
         low = F.linear(F.linear(x, self.lora_A), self.lora_B)
         return self.base(x) + self.scaling * low
+'''
+
+EX1_WRONG_CPU_ADAPTERS = edited(edited(EX1_ALT, "base.weight.new_empty(r, base.in_features)",
+                                       "torch.empty(r, base.in_features, dtype=base.weight.dtype)"),
+                                "base.weight.new_zeros(base.out_features, r)",
+                                "torch.zeros(base.out_features, r, dtype=base.weight.dtype)")
+
+EX2_WRONG_DEFAULT_LINEAR = '''
+def merge_lora(layer):
+    merged = nn.Linear(layer.base.in_features, layer.base.out_features, bias=layer.base.bias is not None)
+    with torch.no_grad():
+        merged.weight.copy_(layer.base.weight + layer.scaling * layer.lora_B @ layer.lora_A)
+        if layer.base.bias is not None:
+            merged.bias.copy_(layer.base.bias)
+    return merged
+
+
+def unmerge_lora(merged, layer):
+    out = nn.Linear(merged.in_features, merged.out_features, bias=merged.bias is not None)
+    with torch.no_grad():
+        out.weight.copy_(merged.weight - layer.scaling * layer.lora_B @ layer.lora_A)
+        if merged.bias is not None:
+            out.bias.copy_(merged.bias)
+    return out
 '''
 
 EX2_WRONG_NO_SCALING = '''
@@ -375,9 +401,11 @@ def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
 WRONG = {
     "ex1_lora": [("LoRA scaled by r instead of alpha / r", EX1_WRONG_SCALE_BY_R),
                  ("A and B both zero: the adapter never trains", EX1_WRONG_BOTH_ZERO),
-                 ("base layer not frozen", EX1_WRONG_NOT_FROZEN)],
+                 ("base layer not frozen", EX1_WRONG_NOT_FROZEN),
+                 ("adapters created on the CPU whatever the base's device", EX1_WRONG_CPU_ADAPTERS)],
     "ex2_merge": [("merges B A without the alpha / r scaling", EX2_WRONG_NO_SCALING),
-                  ("merges in place into the adapter's own base", EX2_WRONG_IN_PLACE)],
+                  ("merges in place into the adapter's own base", EX2_WRONG_IN_PLACE),
+                  ("a default float32 CPU nn.Linear: loses the dtype and device", EX2_WRONG_DEFAULT_LINEAR)],
     "ex3_add_lora": [("leaves the rest of the model trainable", EX3_WRONG_NOT_FROZEN),
                      ("wraps only the top-level linear layers", EX3_WRONG_TOP_LEVEL_ONLY)],
     "ex4_router": [("softmax over all experts, then top-k (weights do not sum to 1)", EX4_WRONG_FULL_SOFTMAX),

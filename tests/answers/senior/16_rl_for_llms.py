@@ -301,6 +301,15 @@ def kl_shaped_rewards(scores, logp, ref_logp, mask, beta):
     return -beta * (logp - ref_logp) * m + bonus
 '''
 
+EX7_WRONG_POSITIONS_ON_CPU = '''
+def kl_shaped_rewards(scores, logp, ref_logp, mask, beta):
+    with torch.no_grad():
+        rewards = -beta * (logp - ref_logp) * mask.to(logp.dtype)
+        last = torch.where(mask, torch.arange(mask.shape[1]), -1).max(dim=1).values
+        rewards[torch.arange(mask.shape[0]), last] += scores.to(rewards.dtype)
+    return rewards
+'''
+
 EX7_ALT = '''
 def kl_shaped_rewards(scores, logp, ref_logp, mask, beta):
     kl = (logp.detach() - ref_logp) * mask
@@ -397,6 +406,7 @@ WRONG = {
         ("score at column T - 1 regardless of padding", EX7_WRONG_SCORE_AT_END),
         ("KL sign reversed", EX7_WRONG_KL_SIGN),
         ("rewards keep the policy's graph", EX7_WRONG_NOT_DETACHED),
+        ("positions from torch.arange(T) on the CPU: breaks on a GPU", EX7_WRONG_POSITIONS_ON_CPU),
     ],
     "ex8_reinforce": [
         ("mask still ignored", EX8_WRONG_NO_MASK),

@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/17_diffusion_and_flow_matching."""
 
+from tests.answers.senior import edited
+
 _EX1_LINEAR = '''
 def linear_betas(T, beta_start=1e-4, beta_end=0.02):
     return torch.linspace(beta_start, beta_end, T, dtype=torch.float64)
@@ -90,6 +92,13 @@ def noise_prediction_loss(model, x0, t, noise, alphas_cumprod):
 EX2_WRONG_FLOAT64 = _EX2_LOSS + '''
 def q_sample(x0, t, noise, alphas_cumprod):
     ab = alphas_cumprod.to(t.device)[t]
+    ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
+    return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
+'''
+
+EX2_WRONG_CPU_TABLE = _EX2_LOSS + '''
+def q_sample(x0, t, noise, alphas_cumprod):
+    ab = alphas_cumprod[t].to(x0.dtype)
     ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
     return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
 '''
@@ -245,6 +254,8 @@ def euler_sample(model, x0, steps):
         x = x + dt * model(x, t)
     return x
 '''
+
+EX6_WRONG_T_DEFAULTS = _EX6_LOSS + edited(_EX6_EULER, ", dtype=x.dtype, device=x.device")
 
 EX6_ALT = '''
 def flow_matching_loss(model, x0, x1, t):
@@ -403,6 +414,9 @@ def ddpm_sample(model, x_T, betas, noises):
     return x
 '''
 
+EX8_WRONG_T_ON_CPU = edited(EX8_ALT, ", device=x.device")
+
+
 WRONG = {
     "ex1_schedule": [("cosine betas shifted by one step (beta_0 = 0)", EX1_WRONG_COSINE_SHIFTED),
                      ("alphas_cumprod as 1 - cumsum(betas)", EX1_WRONG_CUMSUM),
@@ -410,7 +424,8 @@ WRONG = {
     "ex2_forward": [("no square roots on alpha_bar", EX2_WRONG_NO_SQRT),
                     ("broadcasts ab[t] only over 2-D inputs", EX2_WRONG_2D_ONLY),
                     ("loss target is x0 instead of the noise", EX2_WRONG_TARGET_X0),
-                    ("float64 table promotes x_t to float64", EX2_WRONG_FLOAT64)],
+                    ("float64 table promotes x_t to float64", EX2_WRONG_FLOAT64),
+                    ("indexes the CPU table with a device t: breaks on a GPU", EX2_WRONG_CPU_TABLE)],
     "ex3_ddpm_step": [("divides by sqrt(alpha_bar_t) instead of sqrt(alpha_t)", EX3_WRONG_SQRT_ABAR),
                       ("adds noise at t = 0", EX3_WRONG_NOISE_AT_ZERO),
                       ("noise scaled by beta instead of sqrt(beta)", EX3_WRONG_SIGMA_BETA)],
@@ -421,14 +436,16 @@ WRONG = {
                 ("(1 + w) convention instead of the one asked for", EX5_WRONG_ONE_PLUS_W)],
     "ex6_flow": [("velocity target x0 - x1", EX6_WRONG_TARGET_SIGN),
                  ("interpolation reversed (data at t = 0)", EX6_WRONG_INTERPOLATION),
-                 ("Euler evaluates at the end of each step", EX6_WRONG_EULER_RIGHT_POINT)],
+                 ("Euler evaluates at the end of each step", EX6_WRONG_EULER_RIGHT_POINT),
+                 ("t_k in the default dtype, on the CPU", EX6_WRONG_T_DEFAULTS)],
     "ex7_adaln": [("modulation left at its default init", EX7_WRONG_DEFAULT_INIT),
                   ("zeroes the MLP's output layer as well", EX7_WRONG_ZERO_MLP_OUT),
                   ("scale instead of 1 + scale", EX7_WRONG_SCALE_NO_ONE),
                   ("modulation not broadcast over tokens", EX7_WRONG_NO_TOKEN_BROADCAST)],
     "ex8_sampler": [("timestep off by one", EX8_WRONG_T_PLUS_ONE),
                     ("mean divides by sqrt(alpha_bar_t)", EX8_WRONG_SQRT_ABAR),
-                    ("noise added after the last step", EX8_WRONG_NOISE_AT_END)],
+                    ("noise added after the last step", EX8_WRONG_NOISE_AT_END),
+                    ("timesteps built on the CPU", EX8_WRONG_T_ON_CPU)],
 }
 
 ALT = {

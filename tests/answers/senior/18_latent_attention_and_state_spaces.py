@@ -213,6 +213,18 @@ def selective_scan_parallel(x, dt, A, B, C):
     return selective_scan_sequential(x, dt, A, B, C)
 '''
 
+EX3_WRONG_MASK_ON_CPU = _EX3_SEQ + '''
+
+def selective_scan_parallel(x, dt, A, B, C):
+    T = x.shape[1]
+    L = (dt[..., None] * A).cumsum(dim=1)
+    u = (dt * x)[..., None] * B[:, :, None, :]
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    seg = (L[:, :, None] - L[:, None, :]).masked_fill(~causal[:, :, None, None], float("-inf"))
+    h = (seg.exp() * u[:, None]).sum(dim=2)
+    return (h * C[:, :, None, :]).sum(-1)
+'''
+
 EX3_ALT = '''
 def selective_scan_sequential(x, dt, A, B, C):
     Bt, T, D = x.shape
@@ -366,6 +378,7 @@ WRONG = {
         ("decay exp(A) instead of exp(dt * A)", EX3_WRONG_EXP_A),
         ("parallel form exp(L) * cumsum(exp(-L) u): overflows on long sequences", EX3_WRONG_UNSTABLE_CUMSUM),
         ("the parallel form is still a loop over time", EX3_WRONG_PARALLEL_IS_A_LOOP),
+        ("causal mask built on the CPU: breaks on a GPU", EX3_WRONG_MASK_ON_CPU),
     ],
     "ex4_chunked": [
         ("the broken code as given", EX4_WRONG_AS_GIVEN),

@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for notebooks/senior/19_backprop_and_memory_by_hand.ipynb."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_DIVIDE_BY_B = '''
 def softmax_ce_grad(logits, target, ignore_index=-100):
     keep = target != ignore_index
@@ -413,11 +415,19 @@ def offload_hooks(offload_device):
     return _Offload(offload_device)
 '''
 
+# right on the CPU, but the one-hot targets are built there whatever the logits' device
+EX1_WRONG_ONEHOT_ON_CPU = edited(edited(EX1_WRONG_IGNORED_ROWS_KEEP_GRAD, "(logp.exp() - onehot) / n",
+                                        "(logp.exp() - onehot) * w[:, None] / n"),
+                                 "F.one_hot(torch.where(keep, target, 0), logits.shape[-1]).to(logits.dtype)",
+                                 "torch.zeros(logits.shape, dtype=logits.dtype).scatter_(1, torch.where(keep, target, 0)[:, None], 1.0)")
+
+
 WRONG = {
     "ex1_ce_grad": [
         ("divides by B, ignored rows included", EX1_WRONG_DIVIDE_BY_B),
         ("no max subtraction: overflows on large logits", EX1_WRONG_UNSTABLE),
         ("ignored rows keep a gradient", EX1_WRONG_IGNORED_ROWS_KEEP_GRAD),
+        ("one-hot targets built on the CPU: breaks on a GPU", EX1_WRONG_ONEHOT_ON_CPU),
     ],
     "ex2_attention": [
         ("softmax backward without the rowsum term", EX2_WRONG_NO_ROWSUM),

@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/21_low_bit_weights_and_prefix_caching."""
 
+from tests.answers.senior import edited
+
 EX1_WRONG_GLOBAL_SCALE = '''
 def quantize_blockwise(w, codebook, block=16):
     flat = w.detach().reshape(-1, block).float()
@@ -56,6 +58,8 @@ def dequantize_blockwise(idx, scales, codebook, shape):
     vals = torch.index_select(codebook.float(), 0, idx.flatten().long())
     return (vals * scales.float().repeat_interleave(per)).view(*shape)
 '''
+
+EX1_WRONG_ZERO_GUARD_ON_CPU = edited(EX1_ALT, "torch.ones_like(absmax)", "torch.ones(absmax.shape)")
 
 EX2_WRONG_B_RANDOM = '''
 class QLoRALinear(nn.Module):
@@ -416,16 +420,22 @@ def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
     return torch.tensor(gen, dtype=torch.long, device=dev)
 '''
 
+EX2_WRONG_ADAPTERS_ON_CPU = edited(edited(EX2_ALT, "weight.new_zeros(self.out_features, r)", "torch.zeros(self.out_features, r)"),
+                                   "weight.new_empty(r, self.in_features)", "torch.empty(r, self.in_features)")
+
+
 WRONG = {
     "ex1_nf4": [
         ("one absmax scale for the whole tensor", EX1_WRONG_GLOBAL_SCALE),
         ("uniform int4 rounding instead of the nearest codebook value", EX1_WRONG_UNIFORM_INT4),
         ("indices left as int64", EX1_WRONG_INT64_INDICES),
+        ("zero-scale guard built on the CPU: breaks on a GPU", EX1_WRONG_ZERO_GUARD_ON_CPU),
     ],
     "ex2_qlora": [
         ("lora_B random as well (initial output is not the base's)", EX2_WRONG_B_RANDOM),
         ("base kept as a frozen float Parameter, not quantised buffers", EX2_WRONG_FROZEN_PARAMETER),
         ("scales the update by alpha instead of alpha / r", EX2_WRONG_SCALE_ALPHA),
+        ("adapters created on the CPU whatever the weight's device", EX2_WRONG_ADAPTERS_ON_CPU),
     ],
     "ex3_gptq": [
         ("round to nearest, no error compensation", EX3_WRONG_RTN),

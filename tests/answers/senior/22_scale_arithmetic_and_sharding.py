@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for senior/22_scale_arithmetic_and_sharding."""
 
+from tests.answers.senior import edited
+
 _EX1_REF_TAIL = '''
 
 def count_params(vocab, d_model, n_layers, d_ff, tied):
@@ -356,6 +358,12 @@ _EX6_ALT = '''def ring_attention_rank(q, k, v):
     return acc / l
 '''
 
+_EX5_STATE_ON_CPU = edited(edited(_EX5_ALT, "q.new_full(q.shape[:-1] + (1,), -math.inf)",
+                                  "torch.full(q.shape[:-1] + (1,), -math.inf, dtype=q.dtype)"),
+                           "q.new_zeros(q.shape[:-1] + (v_blocks[0].shape[-1],))",
+                           "torch.zeros(q.shape[:-1] + (v_blocks[0].shape[-1],), dtype=q.dtype)")
+
+
 WRONG = {
     "ex1_flops": [("6ND counted as 2ND (forward only)", _EX1_FORWARD_ONLY),
                   ("tied head counted twice", _EX1_TIED_TWICE)],
@@ -366,7 +374,8 @@ WRONG = {
     "ex4_zero3": [("keeps the gathered weight for backward", _EX4_KEEPS_WEIGHT),
                   ("sums gradients over ranks instead of averaging", _EX4_SUMS)],
     "ex5_ring_sim": [("online softmax without rescaling", _EX5_NO_RESCALE),
-                     ("scores without 1/sqrt(d)", _EX5_NO_SCALE)],
+                     ("scores without 1/sqrt(d)", _EX5_NO_SCALE),
+                     ("running state created on the CPU: breaks on a GPU", _EX5_STATE_ON_CPU)],
     "ex6_ring_dist": [("no rotation: own block only", _EX6_NO_ROTATION),
                       ("all-gathers K/V instead of a ring", _EX6_ALL_GATHER)],
 }
