@@ -71,6 +71,20 @@ def _teach(cmd: str, tmp, environ) -> str:
     return log.read_text()
 
 
+def _assert_checksums_match_the_release(tmp, db: str) -> None:
+    """Locked cells in the gradebook are the release's, checksum for checksum (nbgrader's autograde compares)."""
+    import nbformat
+
+    released = nbformat.read(str(tmp / "release" / "junior" / "01_tiny.ipynb"), 4)
+    locked = [c for c in released.cells if c.metadata.get("nbgrader", {}).get("locked")
+              and not c.metadata["nbgrader"].get("grade") and not c.metadata["nbgrader"].get("solution")]
+    assert locked
+    with Gradebook(db, course_id=COURSE_ID) as gb:
+        for cell in locked:
+            gid = cell.metadata["nbgrader"]["grade_id"]
+            assert gb.find_source_cell(gid, "01_tiny", "junior").checksum == cell.metadata["nbgrader"]["checksum"], gid
+
+
 def _grade_by_hand(db: str) -> None:
     """What a grader does in formgrader (the browser test does it through the page)."""
     with Gradebook(db, course_id=COURSE_ID) as gb:
@@ -113,6 +127,7 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
                 assert "class mean junior/01_tiny: 2.50 / 7 (2 student(s))" in done.stderr, done.stderr
                 assert (alice["score"], alice["max_score"], alice["manual_pending"]) == ("5", "7", "1")
                 assert (tmp / "autograded" / "alice" / "junior" / "01_tiny.ipynb").exists()
+                _assert_checksums_match_the_release(tmp, db)
             else:
                 assert "graded 0 notebook(s), skipped 3" in done.stderr, done.stderr
                 assert (alice["score"], alice["max_score"], alice["manual_pending"]) == ("6.5", "7", "0")

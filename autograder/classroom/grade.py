@@ -161,7 +161,7 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     else:
         results = _grade_locally(todo, workers, feedback, timeout, autograded)
     graded = []
-    for row in tqdm(results, total=len(todo), desc="grading", unit="nb", file=sys.stderr):
+    for row in tqdm(results, total=len(todo), desc="grading", unit="nb", file=sys.stderr, disable=not todo):
         rows[_key(row)] = row
         shown[_key(row)] = _shown(row)
         graded.append(row)
