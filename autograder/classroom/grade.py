@@ -157,7 +157,7 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     if scheduler:
         from autograder.classroom.cluster import grade_on_cluster
 
-        results = grade_on_cluster(scheduler, todo, feedback, timeout)
+        results = grade_on_cluster(scheduler, todo, feedback, timeout, autograded)
     else:
         results = _grade_locally(todo, workers, feedback, timeout, autograded)
     graded = []
