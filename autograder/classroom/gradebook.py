@@ -58,7 +58,8 @@ def _structure(db_url: str, name: str, due) -> None:
                                         LockCells, SaveCells)
 
     with Gradebook(db_url, course_id=COURSE) as gb:
-        gb.update_or_create_assignment(name, duedate=due)
+        # a due date set in formgrader stays unless assignments.yaml sets one
+        gb.update_or_create_assignment(name, **({"duedate": due} if due else {}))
     for path in assignments.sources(name):
         nb = cells.read(path)
         resources = {"nbgrader": {"notebook": path.stem, "assignment": name, "db_url": db_url}}
@@ -129,6 +130,8 @@ def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
                 sub = gb.add_submission(name, student)
             if stamp and sub.timestamp != stamp:
                 sub.timestamp = stamp
+            if stamp and sub.duedate:  # nbgrader's own reckoning: its due date and the student's extension
+                r["seconds_late"] = f"{sub.total_seconds_late:g}"
             _record_cells(gb, r, r["notebook"])
             if late:
                 late(r)
