@@ -77,6 +77,11 @@ grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <
 	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
 	  --gradebook sqlite:///gradebook.db
 
+teach: setup ## for instructors: JupyterLab on the course with nbgrader's formgrader (Nbgrader menu > Formgrader)
+	@mkdir -p exchange
+	@echo "teach: formgrader reads gradebook.db and autograded/ (make grade writes both); Nbgrader menu > Formgrader"
+	@$(VENV)/bin/jupyter lab --notebook-dir=. $(ROOT_FLAG)
+
 ci-cpu: setup setup-triton ## run every solved notebook with papermill on the CPU
 	@$(PY) ci/run_notebooks.py --device cpu --workers $(WORKERS)
 
@@ -93,4 +98,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab progress test check grade ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab progress test check grade teach ci-cpu ci-cuda bench hooks lint

@@ -1,6 +1,10 @@
 # The repository is the nbgrader course root: notebooks/<tier>/ is the source, release/<tier>/ the student
-# version. Each tier is one assignment.
+# version. Each tier is one assignment; assignments.yaml defines more (sets of notebooks, due dates).
+import os
+import warnings
+
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
+HERE = os.path.dirname(os.path.abspath(__file__))  # traitlets sets __file__ for a config file
 
 c.CourseDirectory.course_id = "pytorch-interview-lab"
 c.CourseDirectory.source_directory = "notebooks"
@@ -8,6 +12,14 @@ c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
+# nbgrader's exchange (release_assignment, collect) inside the course, not /usr/local/share: no root needed,
+# and formgrader does not warn that it is missing (nbgrader creates it on first use; git ignores it).
+c.Exchange.root = os.path.join(HERE, "exchange")
+
+# Late work (nbgrader's plugin; due dates: assignments.yaml). 'none' records lateness without a penalty,
+# 'zero' gives a late notebook 0; a plugin class of your own can subtract per hour late.
+c.AssignLatePenalties.plugin_class = "nbgrader.plugins.LateSubmissionPlugin"
+c.LateSubmissionPlugin.penalty_method = "none"
 
 # Training and distributed cells take longer than nbgrader's 30 s default; a runaway cell still stops.
 c.Execute.timeout = 180
@@ -21,5 +33,14 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
+    "autograder.classroom.autograded.GraderNotes",  # the model answer shown to graders in formgrader
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+
+# nbgrader's models make SQLAlchemy warn about overlapping relationships: noise for an instructor.
+try:
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+except ImportError:
+    pass

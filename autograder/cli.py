@@ -111,7 +111,9 @@ def cmd_grade(args) -> int:
     try:
         return grade_class(Path(args.submitted), workers=args.workers, out=Path(args.out),
                            feedback=Path(args.feedback) if args.feedback else None,
-                           gradebook=args.gradebook, timeout=args.timeout, scheduler=args.scheduler)
+                           gradebook=args.gradebook, timeout=args.timeout, scheduler=args.scheduler,
+                           assignment=args.assignment, students=args.student, force=args.force,
+                           autograded=Path(args.autograded) if args.autograded else None)
     except GradingInputError as e:
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learner-dir", action="store_true", help="print only the learner's config directory")
     p.set_defaults(func=cmd_lab_settings)
 
-    p = sub.add_parser("grade", help="grade a class: SUBMITTED/<student>/<tier>/<notebook>.ipynb")
+    p = sub.add_parser("grade", help="grade a class: SUBMITTED/<student>/<assignment>/<notebook>.ipynb")
     p.add_argument("submitted")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", default="grades.csv")
@@ -276,6 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="grade on a Dask cluster: tcp://HOST:PORT or a scheduler file (one task per notebook; "
                         "--workers is then the cluster's business)")
+    p.add_argument("--assignment", default=None, metavar="NAME",
+                   help="only this assignment (a tier, or one that assignments.yaml defines)")
+    p.add_argument("--student", action="append", default=None, metavar="NAME",
+                   help="only this student (repeatable): a regrade on request, with --force")
+    p.add_argument("--force", action="store_true", help="grade again even notebooks already graded unchanged")
+    p.add_argument("--autograded", default=None, metavar="DIR",
+                   help="write nbgrader's autograded notebooks here (default with --gradebook: beside SUBMITTED)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("lint", help="check the notebook conventions")

@@ -94,8 +94,10 @@ def cluster(tmp_path_factory):
 def test_the_cluster_grades_as_the_local_run_does(cluster):
     tmp, sub, sched_file, _client, _workers, local = cluster
     out, fb = tmp / "cluster.csv", tmp / "feedback"
-    done = cli(tmp, "grade", str(sub), "--scheduler", str(sched_file), "--out", str(out), "--feedback", str(fb))
+    done = cli(tmp, "grade", str(sub), "--scheduler", str(sched_file), "--out", str(out), "--feedback", str(fb),
+               "--autograded", str(tmp / "autograded"))
     assert done.returncode == 0, done.stderr
+    assert (tmp / "autograded" / "alice" / "junior" / "01_tiny.ipynb").exists(), "formgrader's notebooks, too"
     assert "cluster" in done.stderr and "2 worker(s)" in done.stderr
     assert _rows(out) == local
     assert local[("alice", "junior", "01_tiny")]["score"] == "5" and local[("bob", "junior", "01_tiny")]["score"] == "0"
@@ -114,9 +116,9 @@ def test_a_notebook_that_took_down_two_workers_gets_a_status(cluster):
     tmp, sub, _, client, *_ = cluster
     client.set_metadata([ATTEMPTS, "test-run", "alice"], 2)  # as if two workers had died grading it
     data = (sub / "alice" / "junior" / "01_tiny.ipynb").read_bytes()
-    row, html = client.submit(run_task, "alice", "junior", "01_tiny.ipynb", data, False, None, {}, "test-run",
+    row, html, notebook = client.submit(run_task, "alice", "junior", "01_tiny.ipynb", data, False, None, {}, "test-run",
                               "alice", pure=False).result(timeout=60)
-    assert row["status"] == KILLED and row["score"] == "0" and html is None
+    assert row["status"] == KILLED and row["score"] == "0" and html is None and notebook is None
 
 
 def test_a_worker_killed_mid_batch_loses_nothing(cluster):

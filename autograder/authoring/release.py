@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.course import RELEASE_DIR, ROOT, TIERS, source_notebooks
+from autograder.course import RELEASE_DIR, SOURCE_DIR, TIERS, source_notebooks
 
 # What a JupyterLab kernel (ipykernel) writes into a notebook's metadata when it starts. A notebook that says
 # anything else opens as "modified". The Python version depends on the machine: `workdir` stamps it when it
@@ -75,19 +75,27 @@ def workdir(work: Path, release_dir: Path = RELEASE_DIR) -> list[Path]:
     return made
 
 
-def generate(tiers=TIERS, release_dir: Path = RELEASE_DIR) -> None:
-    """nbgrader generate_assignment, one tier (assignment) at a time, without a database.
+def course_root() -> Path:
+    """The nbgrader course root the sources live in: the repository, or a test's tiny course."""
+    return SOURCE_DIR.parent
+
+
+def generate(tiers=TIERS, release_dir: Path | None = None) -> None:
+    """nbgrader generate_assignment, one tier (assignment) at a time, without a database, into the course's
+    release/ (or `release_dir`).
 
     nbgrader writes into a scratch directory; files then move into place one by one (os.replace is
     atomic), so a reader never sees a half-written release, and notebooks without a source disappear."""
+    root = course_root()
+    release_dir = Path(release_dir) if release_dir else root / RELEASE_DIR.name
     for tier in tiers:
-        target = Path(release_dir) / tier
+        target = release_dir / tier
         with tempfile.TemporaryDirectory(prefix="ptlab-gen-") as tmp:
             if source_notebooks(tier):
                 cmd = [sys.executable, "-m", "nbgrader", "generate_assignment", tier, "--no-db", "--force",
-                       "--log-level=WARN", f"--CourseDirectory.root={ROOT}",
+                       "--log-level=WARN", f"--CourseDirectory.root={root}",
                        f"--CourseDirectory.release_directory={tmp}"]
-                done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
                 if done.returncode != 0:
                     raise RuntimeError(f"nbgrader generate_assignment {tier} failed:\n{done.stderr[-2000:]}")
             fresh = sorted((Path(tmp) / tier).glob("*.ipynb"))
@@ -111,7 +119,7 @@ def stale(tiers=TIERS) -> list[str]:
         problems = []
         for tier in tiers:
             fresh = {p.name: p for p in sorted((Path(tmp) / tier).glob("*.ipynb"))}
-            have = {p.name: p for p in sorted((RELEASE_DIR / tier).glob("*.ipynb"))}
+            have = {p.name: p for p in sorted((course_root() / RELEASE_DIR.name / tier).glob("*.ipynb"))}
             for name in sorted(fresh.keys() | have.keys()):
                 rel = f"release/{tier}/{name}"
                 if name not in have:

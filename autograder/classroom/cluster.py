@@ -88,9 +88,11 @@ class WarmKernels(WorkerPlugin):
 
 
 def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: bool, timeout: int | None,
-             references: dict, run: str, job_id: str) -> tuple[dict, str | None]:
+             references: dict, run: str, job_id: str, want_autograded: bool = False
+             ) -> tuple[dict, str | None, str | None]:
     """Runs on a worker: grade one notebook from its bytes in a scratch folder laid out as nbgrader's.
-    Returns the row and the feedback HTML (written by the grading process, not here)."""
+    Returns the row, the feedback HTML and the autograded notebook (written by the grading process, not
+    here)."""
     from distributed import get_client
 
     with tempfile.TemporaryDirectory(prefix="ptlab-grade-") as tmp:
@@ -100,12 +102,16 @@ def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: boo
         client = get_client()
         starts = client.get_metadata([ATTEMPTS, run, job_id], 0)
         if starts >= MAX_STARTS:
-            return status_row(student, tier, path, status=KILLED), None
+            return status_row(student, tier, path, status=KILLED), None, None
         client.set_metadata([ATTEMPTS, run, job_id], starts + 1)
         feedback = Path(tmp) / "feedback" if want_feedback else None
-        row = grade_one(Job(student, tier, path), str(feedback) if feedback else None, timeout, references)
+        autograded = Path(tmp) / "autograded" if want_autograded else None
+        row = grade_one(Job(student, tier, path), str(feedback) if feedback else None, timeout, references,
+                        str(autograded) if autograded else None)
         html = feedback / student / tier / f"{path.stem}.html" if feedback else None
-        return row, (html.read_text(encoding="utf-8") if html and html.exists() else None)
+        nbs = sorted((autograded / student / tier).glob("*.ipynb")) if autograded else []
+        return (row, html.read_text(encoding="utf-8") if html and html.exists() else None,
+                nbs[0].read_text(encoding="utf-8") if nbs else None)
 
 
 def _workers_status(client) -> str:
@@ -122,8 +128,10 @@ def _workers_status(client) -> str:
     return f"{len(seen)} worker(s); on the workers: " + " | ".join(kinds) if seen else "no workers yet (waiting)"
 
 
-def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeout: int | None):
-    """Rows as the cluster finishes them; feedback files are written here as each row arrives."""
+def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeout: int | None,
+                     autograded: Path | None = None):
+    """Rows as the cluster finishes them; feedback files and autograded notebooks are written here as each
+    row arrives."""
     from distributed import KilledWorker, as_completed
 
     if not todo:
@@ -146,7 +154,7 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
             job_id = f"{job.student}/{job.tier}/{job.path.name}"
             key = f"ptlab-grade-{run}-{job.student}-{job.tier}-{job.path.stem}-{attempt}"
             fut = client.submit(run_task, job.student, job.tier, job.path.name, data, feedback is not None,
-                                timeout, references[job], run, job_id, key=key, pure=False)
+                                timeout, references[job], run, job_id, autograded is not None, key=key, pure=False)
             jobs[fut.key] = (job, job_id, attempt)
             return fut
 
@@ -170,18 +178,24 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
                 top_up(1)
                 job, job_id, attempt = jobs.pop(fut.key)
                 try:
-                    row, html = fut.result()
+                    row, html, notebook = fut.result()
                 except KilledWorker:  # the scheduler gave up on it (its allowed-failures): our own count decides
                     if client.get_metadata([ATTEMPTS, run, job_id], 0) < MAX_STARTS:
                         if (again := submit(job, attempt + 1)) is not None:
                             pending.add(again)
                             continue
-                    row, html = status_row(job.student, job.tier, job.path, status=KILLED), None
+                    row, html, notebook = status_row(job.student, job.tier, job.path, status=KILLED), None, None
                 except Exception as e:  # a task that could not run at all must not stop the batch
-                    row, html = status_row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}"), None
+                    row = status_row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}")
+                    html = notebook = None
                 fut.release()
                 if html and feedback:
                     save_html(html, feedback / job.student / job.tier / f"{job.path.stem}.html")
+                if notebook and autograded:
+                    target = autograded / job.student / job.tier / f"{row['notebook']}.ipynb"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.with_name(f".{target.name}.tmp").write_text(notebook, encoding="utf-8")
+                    target.with_name(f".{target.name}.tmp").replace(target)
                 yield row
             while unreadable:
                 yield unreadable.pop()

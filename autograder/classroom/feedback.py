@@ -1,5 +1,6 @@
-"""Feedback HTML a learner may see: their answers, the visible tests, verdicts; never the hidden tests or
-the reference solution."""
+"""Feedback HTML a learner may see: their answers, the visible tests, verdicts, every graded cell's points
+(autograded and by hand) and the grader's comments; never the hidden tests or the reference solution. What
+came out of the learner's kernel passes through isolation/sanitize.py first."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ from pathlib import Path
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
 
+from autograder.classroom import scores
+from autograder.classroom.autograded import NOTE
+from autograder.isolation.sanitize import clean_html, clean_notebook
 from autograder.pipeline.assemble import without_hidden
-from autograder.pipeline.cells import kind
+from autograder.pipeline.cells import grade_id, kind, points
 from autograder.pipeline.observe import MIME
 
 
 def redact(executed: NotebookNode, summary: str) -> NotebookNode:
     nb = copy.deepcopy(executed)
+    nb.cells = [c for c in nb.cells if not c.get("metadata", {}).get(NOTE)]  # the grader's, not the learner's
     for cell in nb.cells:
         if kind(cell) == "test":
             cell.source = without_hidden(cell)
@@ -29,11 +34,55 @@ def redact(executed: NotebookNode, summary: str) -> NotebookNode:
     return nb
 
 
-def write_html(nb: NotebookNode, path: Path) -> None:
+def _points_line(gid: str, got: float | None, top: float, comment: str) -> str:
+    pts = "awaiting a grader" if got is None else f"{got:g} / {top:g}"
+    text = f"**Points for `{gid}`: {pts}**"
+    return text + (f"\n\n*Grader's comment:* {comment}" if comment else "")
+
+
+def summary(row: dict, flags=()) -> str:
+    pending = int(row.get("manual_pending") or 0)
+    text = (f"**Feedback for {row['student']}: {row['assignment']}/{row['notebook']}**, score {row['score']} / "
+            f"{row['max_score']}")
+    text += f" ({pending} written answer(s) awaiting a grader)." if pending else "."
+    if float(row.get("late_penalty") or 0):
+        text += (f"\n\nSubmitted {row.get('submitted_at')}, {_late(row)} late: "
+                 f"{float(row['late_penalty']):g} point(s) off.")
+    return text + "".join(f"\n\n*Flagged for review:* {f}" for f in flags)
+
+
+def _late(row: dict) -> str:
+    secs = float(row.get("seconds_late") or 0)
+    return f"{secs / 3600:.1f} h" if secs >= 3600 else f"{secs / 60:.0f} min"
+
+
+def annotate(nb: NotebookNode, row: dict) -> NotebookNode:
+    """A line after every graded cell: its points (a grader's override wins) and the grader's comment."""
+    final, notes = scores.per_cell(row), scores.comments(row)
+    out = []
+    for cell in nb.cells:
+        out.append(cell)
+        gid = grade_id(cell)
+        if kind(cell) in ("test", "manual") and gid:
+            got, _ = final.get(gid, (None, 0.0))
+            out.append(new_markdown_cell(_points_line(gid, got, points(cell), notes.get(gid, ""))))
+        elif kind(cell) == "solution" and notes.get(gid):
+            out.append(new_markdown_cell(f"*Grader's comment on `{gid}`:* {notes[gid]}"))
+    nb.cells = out
+    return nb
+
+
+def page(executed: NotebookNode, row: dict, flags=()) -> str:
+    """The learner's feedback page for one graded notebook and its CSV row."""
+    nb = clean_notebook(annotate(redact(executed, summary(row, flags)), row))
+    return to_html(nb)
+
+
+def to_html(nb: NotebookNode) -> str:
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nb)
-    save_html(body, path)
+    return clean_html(body)
 
 
 def save_html(html: str, path: Path) -> None:

@@ -1,10 +1,12 @@
-"""Grade a class in parallel: SUBMITTED/<student>/<tier>/<notebook>.ipynb -> grades.csv (+ feedback, gradebook).
+"""Grade a class in parallel: SUBMITTED/<student>/<assignment>/<notebook>.ipynb -> grades.csv (+ feedback,
+nbgrader's autograded/ notebooks and gradebook).
 
 nbgrader's autograde is sequential and its SQLite gradebook is not safe across processes, so each worker
 grades whole notebooks through the same path as `check` and returns rows; only the parent writes the CSV
 and the gradebook. The CSV is rewritten atomically after every notebook, so a killed batch resumes: a
-re-run skips notebooks whose file hash already has a row. Each row keeps its per-cell scores, so the
-gradebook is rebuilt from the CSV after every run: a batch killed before its gradebook write loses nothing.
+re-run skips notebooks whose file hash already has a row (unless `force`). Each row keeps its per-cell
+scores, so the gradebook is rebuilt from the CSV after every run, and what graders wrote there (points,
+comments) comes back into the rows and the feedback, without regrading anything.
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from autograder.classroom import assignments, late, scores, summary
 from autograder.classroom.jobs import FIELDS, Job, discover, grade_one, sha
-from autograder.course import pin_threads
+from autograder.course import ROOT, GradingInputError, pin_threads
+
+# The columns that make a CSV ours: anything else (nbgrader export's grades.csv, a spreadsheet) is kept.
+OURS = {"student", "assignment", "notebook", "sha256", "cells"}
 
 
 def _worker_init(threads: int) -> None:
@@ -26,29 +32,40 @@ def _worker_init(threads: int) -> None:
     warm.enable()  # a worker grades notebook after notebook: the next kernel starts while one runs
 
 
-def gradebook_records(rows) -> list[dict]:
-    """Per-cell scores of every graded row: what the gradebook must hold, this run's or an earlier one's."""
-    records = []
-    for r in rows:
-        if r.get("cells"):
-            scores = {gid: float(pts) for gid, _, pts in (item.partition("=") for item in r["cells"].split())}
-            records.append({"student": r["student"], "tier": r["assignment"], "notebook": r["notebook"],
-                            "scores": scores})
-    return records
-
-
-def _load_previous(out: Path) -> dict[tuple, dict]:
+def _read_ours(out: Path) -> list[dict] | None:
+    """The rows of a CSV this command wrote; None for a file it did not write."""
     if not out.exists():
-        return {}
-    with out.open(newline="") as f:
-        return {(r["student"], r["assignment"], r["notebook"], r["sha256"]): r for r in csv.DictReader(f)}
+        return []
+    try:
+        with out.open(newline="") as f:
+            reader = csv.DictReader(f)
+            if not OURS <= set(reader.fieldnames or ()):
+                return None
+            return [{k: (v if v is not None else "") for k, v in r.items() if k in FIELDS} for r in reader]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+
+
+def choose_output(out: Path) -> tuple[Path, list[dict]]:
+    """Our CSV and its rows. A file of the same name that `grade` did not write is never touched: the grades
+    go beside it, and the instructor is told so."""
+    rows = _read_ours(out)
+    if rows is not None:
+        return out, rows
+    other = out.with_name(f"{out.stem}.autograder{out.suffix or '.csv'}")
+    print(f"grade: {out} was not written by `grade` (nbgrader export writes a grades.csv of its own?); it is "
+          f"kept as it is, and these grades go to {other}", file=sys.stderr)
+    rows = _read_ours(other)
+    if rows is None:
+        raise GradingInputError(f"{other}: not written by `grade` either; choose another file with --out")
+    return other, rows
 
 
 def _write_csv(out: Path, rows: list[dict]) -> None:
     rows = sorted(rows, key=lambda r: (r["student"], r["assignment"], r["notebook"]))
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
         f.flush()
@@ -56,55 +73,127 @@ def _write_csv(out: Path, rows: list[dict]) -> None:
     os.replace(tmp, out)
 
 
-def _grade_locally(todo: list[Job], workers: int, feedback: Path | None, timeout: int | None):
+def _grade_locally(todo: list[Job], workers: int, feedback: Path | None, timeout: int | None,
+                   autograded: Path | None):
     """Rows as this machine's process pool finishes them."""
     threads = max(1, (os.cpu_count() or 2) // max(1, workers))
     # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
     # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
     with ProcessPoolExecutor(max_workers=max(1, workers), initializer=_worker_init, initargs=(threads,)) as pool:
-        futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout) for job in todo]
+        futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout,
+                               None, str(autograded) if autograded else None) for job in todo]
         for fut in as_completed(futures):
             yield fut.result()
 
 
+def _key(r: dict) -> tuple:
+    return (r["student"], r["assignment"], r["notebook"])
+
+
+def _shown(r: dict) -> tuple:
+    """What a feedback page shows beyond the autograder's run: when it changes, the page is written again."""
+    return tuple(r.get(k, "") for k in ("score", "max_score", "manual", "comments", "late_penalty"))
+
+
+def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path | None) -> int:
+    """Feedback pages written again from the autograded notebooks where the grader's points, comments or a
+    late penalty changed what they must show."""
+    import nbformat
+
+    from autograder.classroom.feedback import page, save_html
+
+    n = 0
+    for key, r in rows.items():
+        nb_path = autograded / r["student"] / r["assignment"] / f"{r['notebook']}.ipynb" if autograded else None
+        if shown.get(key) == _shown(r) or nb_path is None or not nb_path.exists():
+            continue
+        flags = [f for f in (r.get("flags") or "").split(" | ") if f]
+        save_html(page(nbformat.read(str(nb_path), 4), r, flags),
+                  feedback / r["student"] / r["assignment"] / f"{r['notebook']}.html")
+        n += 1
+    return n
+
+
 def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"), feedback: Path | None = None,
-                gradebook: str | None = None, timeout: int | None = None, scheduler: str | None = None) -> int:
+                gradebook: str | None = None, timeout: int | None = None, scheduler: str | None = None,
+                assignment: str | None = None, students: list[str] | None = None, force: bool = False,
+                autograded: Path | None = None) -> int:
     """Grades locally in a process pool, or with `scheduler` (a Dask address) one task per notebook on a
-    cluster (cluster.py); either way this process alone writes the CSV and the gradebook."""
+    cluster (cluster.py); either way this process alone writes the CSV and the gradebook. `assignment`,
+    `students`: only these hand-ins (the CSV keeps every other row); `force`: regrade them even unchanged.
+    `autograded`: nbgrader's autograded/ folder (default with a gradebook: beside `submitted`)."""
     from tqdm import tqdm
 
     from autograder.isolation import sandbox
 
-    jobs, strays = discover(submitted)
+    known = assignments.load()
+    if assignment and assignment not in known:
+        raise GradingInputError(f"no assignment {assignment!r} (the course has: {', '.join(known)}; "
+                                f"assignments.yaml defines more)")
+    if autograded is None and gradebook:
+        autograded = submitted.parent / "autograded"
+    jobs, strays = discover(submitted, {assignment} if assignment else None, set(students) if students else None)
+    if students and not jobs and not strays:
+        raise GradingInputError(f"{submitted}: no hand-in of {', '.join(students)}")
     print(sandbox.status(), file=sys.stderr)  # once per batch, plainly, whatever is missing
-    previous = _load_previous(out)
-    done: dict[tuple, dict] = {}
-    todo = []
+    out, previous = choose_output(out)
+    by_hash = {(*_key(r), r["sha256"]): r for r in previous}
+    rows = {_key(r): r for r in previous}
+    selected = {(j.student, j.tier, j.path.stem) for j in jobs} | {_key(r) for r in strays}
+    for key in [k for k in rows if k not in selected and _in_scope(k, assignment, students)]:
+        del rows[key]  # a hand-in that is gone, within what this run looks at
+    skipped, todo = 0, []
     for job in jobs:
         key = (job.student, job.tier, job.path.stem, sha(job.path))
-        if key in previous:
-            done[key[:3]] = previous[key]
+        if key in by_hash and not force:
+            skipped += 1
         else:
+            rows.pop(key[:3], None)
             todo.append(job)
-    rows = {**{(r["student"], r["assignment"], r["notebook"]): r for r in strays}, **done}
-    if done:
-        print(f"resuming: {len(done)} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
+    rows.update({_key(r): r for r in strays})
+    if skipped:
+        print(f"resuming: {skipped} notebook(s) already graded, {len(todo)} to go", file=sys.stderr)
+    shown = {k: _shown(r) for k, r in rows.items()}
     if scheduler:
         from autograder.classroom.cluster import grade_on_cluster
 
-        results = grade_on_cluster(scheduler, todo, feedback, timeout)
+        results = grade_on_cluster(scheduler, todo, feedback, timeout, autograded)
     else:
-        results = _grade_locally(todo, workers, feedback, timeout)
-    for row in tqdm(results, total=len(todo), desc="grading", unit="nb", file=sys.stderr):
-        rows[(row["student"], row["assignment"], row["notebook"])] = row
+        results = _grade_locally(todo, workers, feedback, timeout, autograded)
+    graded = []
+    for row in tqdm(results, total=len(todo), desc="grading", unit="nb", file=sys.stderr, disable=not todo):
+        rows[_key(row)] = row
+        shown[_key(row)] = _shown(row)
+        graded.append(row)
         _write_csv(out, list(rows.values()))
+    _settle(rows, submitted, gradebook)
     _write_csv(out, list(rows.values()))
-    records = gradebook_records(rows.values())
-    if gradebook and records:
+    if feedback:
+        _refresh_feedback(rows, shown, feedback, autograded)
+    print(summary.text(graded, skipped, rows.values(), out, len(strays)), file=sys.stderr)
+    return 0
+
+
+def _in_scope(key: tuple, assignment: str | None, students: list[str] | None) -> bool:
+    return (not assignment or key[1] == assignment) and (not students or key[0] in students)
+
+
+def _settle(rows: dict, submitted: Path, gradebook: str | None) -> None:
+    """Times and lateness from timestamp.txt and the due dates; then, with a gradebook, the grades go in and
+    the graders' points and comments come back; the totals follow."""
+    due = assignments.due_dates()
+    root = assignments.course_dir()
+    penalize = late.penalize(root if (root / "nbgrader_config.py").exists() else ROOT)
+    for r in rows.values():
+        if r.get("cells") or r.get("manual"):
+            late.stamp(r, submitted / r["student"] / r["assignment"] / f"{r['notebook']}.ipynb",
+                       due.get(r["assignment"]))
+    if gradebook:
         from autograder.classroom.gradebook import record_grades
 
-        record_grades(gradebook, records)
-    bad = sum(1 for r in rows.values() if r["status"] != "ok")
-    print(f"graded {len(rows)} notebook(s) -> {out}" + (f"; {bad} could not be graded (see status)" if bad else ""),
-          file=sys.stderr)
-    return 0
+        record_grades(gradebook, list(rows.values()), due, penalize)
+        return
+    for r in rows.values():
+        if r.get("cells") or r.get("manual"):
+            penalize(r)
+            scores.settle(r)

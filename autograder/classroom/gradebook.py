@@ -1,61 +1,168 @@
-"""Record autograded scores in an nbgrader gradebook, from the parent process only (SQLite is single-writer),
-so formgrader, `nbgrader generate_feedback` and `nbgrader export` see the class.
+"""The nbgrader gradebook, written from the parent process only (SQLite is single-writer), so that formgrader,
+`nbgrader generate_feedback` and `nbgrader export` see the class; and read back, so that a grader's points and
+comments reach grades.csv and the feedback.
+
+An assignment's structure (notebooks, grade, solution and source cells) is recorded by nbgrader's own
+preprocessors, the ones `nbgrader generate_assignment` runs, over exactly the assignment's notebooks. Scores
+follow nbgrader's autograde rules (SaveAutoGrades): a written answer needs a manual grade unless it was left
+blank ("No response."); a grader's points are never overwritten.
 
 A SQLite gradebook is written whole or not at all: the scores go into a copy, which replaces the original
 with one rename. If someone else (formgrader) changed the original meanwhile, the copy is remade from it,
-so their writes are never overwritten. Writing is idempotent: the same records twice give the same book."""
+so their writes are never overwritten. Writing is idempotent: the same rows twice give the same book."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
-
-from autograder.course import COURSE, source_notebooks
+from autograder.classroom import assignments, scores
+from autograder.course import COURSE
 from autograder.pipeline import cells
 
 
-def _ensure_assignment(gb: Gradebook, tier: str) -> None:
-    gb.update_or_create_assignment(tier)
-    for path in source_notebooks(tier):
-        gb.update_or_create_notebook(path.stem, tier)
-        for cell in cells.read(path).cells:
-            if cells.kind(cell) in ("test", "manual"):
-                gb.update_or_create_grade_cell(cells.grade_id(cell), path.stem, tier,
-                                               max_score=cells.points(cell), cell_type=cell.cell_type)
+class GradebookError(RuntimeError):
+    """The gradebook cannot take these grades; the message says why and what to do."""
 
 
-def _write(db_url: str, records: list[dict]) -> None:
+def _quiet() -> None:
+    # nbgrader's models make SQLAlchemy warn about overlapping relationships on every new session: noise
+    # for an instructor, nothing they can act on.
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+
+
+def _as_released(nb, release: Path):
+    """Locked cells as the committed release has them (its collapsed helper cells carry a title, and their
+    checksums are computed over it): what students hand in then matches the gradebook by construction, so
+    nbgrader's own autograde finds no changed checksum."""
+    if not release.exists():
+        return nb
+    released = {cells.grade_id(c): c for c in cells.read(release).cells if cells.grade_id(c)}
+    for cell in nb.cells:
+        theirs = released.get(cells.grade_id(cell))
+        if theirs is not None and cells.kind(cell) == "readonly" and "checksum" in cells.nbg(theirs):
+            cell.source = theirs.source
+            cell.metadata["nbgrader"]["checksum"] = cells.nbg(theirs)["checksum"]
+    return nb
+
+
+def _structure(db_url: str, name: str, due) -> None:
+    """What `nbgrader generate_assignment` records for an assignment, for exactly its notebooks."""
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, ClearSolutions, ComputeChecksums,
+                                        LockCells, SaveCells)
+
     with Gradebook(db_url, course_id=COURSE) as gb:
-        for tier in sorted({r["tier"] for r in records}):
-            _ensure_assignment(gb, tier)
-        for r in records:
-            gb.update_or_create_student(r["student"])
+        # a due date set in formgrader stays unless assignments.yaml sets one
+        gb.update_or_create_assignment(name, **({"duedate": due} if due else {}))
+    for path in assignments.sources(name):
+        nb = cells.read(path)
+        resources = {"nbgrader": {"notebook": path.stem, "assignment": name, "db_url": db_url}}
+        for step in (LockCells(), ClearSolutions(), ClearOutput(), CheckCellMetadata(), ComputeChecksums()):
+            nb, resources = step.preprocess(nb, resources)
+        nb = _as_released(nb, assignments.course_dir() / "release" / path.parent.name / path.name)
+        try:
+            SaveCells().preprocess(nb, resources)
+        except RuntimeError as e:
+            raise GradebookError(f"{name}/{path.stem}: its graded cells changed since students handed it in, and "
+                                 f"the gradebook refuses that ({e}). Grade into a new gradebook.") from None
+
+
+def _record_cells(gb, r: dict, nb_name: str) -> None:
+    """One row's autograded scores into the gradebook, then the grader's points and comments out of it."""
+    student, name = r["student"], r["assignment"]
+    auto = scores.cell_points(r)
+    man = scores.manual(r)
+    back_manual, back_comments = {}, {}
+    for gid, pts in auto.items():
+        grade = gb.find_grade(gid, nb_name, name, student)
+        if grade.auto_score != pts:
+            grade.auto_score = pts
+            grade.needs_manual_grade = grade.manual_score is not None
+        if grade.manual_score is not None:
+            back_manual[gid] = (f"{grade.manual_score:g}", grade.max_score)
+    for gid, (value, top) in man.items():
+        if gid in auto:
+            continue
+        grade = gb.find_grade(gid, nb_name, name, student)
+        answered = value != scores.UNANSWERED
+        grade.auto_score = None if answered else 0.0
+        if grade.manual_score is None:
+            grade.needs_manual_grade = answered
+        back_manual[gid] = ((f"{grade.manual_score:g}" if grade.manual_score is not None
+                             else scores.PENDING if answered else scores.UNANSWERED), top)
+    nb = gb.find_submission_notebook(nb_name, name, student)
+    for comment in nb.comments:
+        gid = comment.cell.name
+        if gid in man:
+            comment.auto_comment = "No response." if man[gid][0] == scores.UNANSWERED else None
+        if comment.manual_comment:
+            back_comments[gid] = comment.manual_comment
+    nb.flagged = bool(r.get("flags"))
+    r["manual"] = scores.format_manual(back_manual)
+    r["comments"] = scores.format_comments(back_comments)
+
+
+def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.utils import parse_utc
+
+    _quiet()
+    graded = [r for r in rows if r.get("cells") or r.get("manual")]
+    known = assignments.load()
+    for name in sorted({r["assignment"] for r in graded}):
+        _structure(db_url, name, due.get(name))
+    with Gradebook(db_url, course_id=COURSE) as gb:
+        for r in graded:
+            name, student = r["assignment"], r["student"]
+            if assignments.notebook_id(*_tier_stem(r, known)) not in known.get(name, []):
+                continue  # a renamed copy: graded, but not under a name nbgrader knows
+            gb.update_or_create_student(student)
+            stamp = parse_utc(r["submitted_at"]) if r.get("submitted_at") else None
             try:
-                gb.find_submission(r["tier"], r["student"])
+                sub = gb.find_submission(name, student)
             except MissingEntry:
-                gb.add_submission(r["tier"], r["student"])
-            for gid, pts in r["scores"].items():
-                grade = gb.find_grade(gid, r["notebook"], r["tier"], r["student"])
-                grade.auto_score = pts
+                sub = gb.add_submission(name, student)
+            if stamp and sub.timestamp != stamp:
+                sub.timestamp = stamp
+            if stamp and sub.duedate:  # nbgrader's own reckoning: its due date and the student's extension
+                r["seconds_late"] = f"{sub.total_seconds_late:g}"
+            _record_cells(gb, r, r["notebook"])
+            if late:
+                late(r)
+            scores.settle(r)
+            penalty = float(r.get("late_penalty") or 0)
+            gb.find_submission_notebook(r["notebook"], name, student).late_submission_penalty = penalty or None
         gb.db.commit()
+
+
+def _tier_stem(r: dict, known: dict) -> tuple[str, str]:
+    for nid in known.get(r["assignment"], []):
+        tier, stem = nid.split("/")
+        if stem == r["notebook"]:
+            return tier, stem
+    return "", r["notebook"]
 
 
 def _stamp(path: Path) -> tuple:
     return (path.stat().st_mtime_ns, path.stat().st_size) if path.exists() else ()
 
 
-def record_grades(db_url: str, records: list[dict], attempts: int = 3) -> None:
+def record_grades(db_url: str, rows: list[dict], due: dict | None = None, late=None, attempts: int = 3) -> None:
+    """Graded rows into the gradebook, and each row's manual and comments columns, and its totals, back from
+    it (rows change in place). `due`: {assignment: due date}; `late(row)`: sets the row's late penalty."""
     # nbgrader creates a new database by running the `alembic` script, found on PATH: make it the
     # one beside this interpreter even when the venv is not activated.
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     if not db_url.startswith("sqlite:///"):
-        _write(db_url, records)  # a database server: its transactions are the atomicity
+        _write(db_url, rows, due or {}, late)  # a database server: its transactions are the atomicity
         return
     path = Path(db_url[len("sqlite:///"):])
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -65,7 +172,7 @@ def record_grades(db_url: str, records: list[dict], attempts: int = 3) -> None:
         if before:
             shutil.copy2(path, tmp)
         try:
-            _write(f"sqlite:///{tmp}", records)
+            _write(f"sqlite:///{tmp}", rows, due or {}, late)
             with open(tmp, "rb+") as f:
                 os.fsync(f.fileno())
             if _stamp(path) == before:

@@ -1,0 +1,99 @@
+"""Assignments as the instructor defines them: a set of notebooks each, with an optional due date.
+
+The course file `assignments.yaml` sits beside the source folder (the course root). Without it, or for a name
+it does not define, each tier is one assignment holding all of that tier's notebooks:
+
+    assignments:
+      week1:
+        notebooks: [mid/01_training_loop_validation, mid/03_collate_and_sampling]
+        due: 2026-12-01 17:00:00 UTC        # nbgrader's timestamp format; optional
+      mid:                                  # a tier's name: its due date, all of its notebooks
+        due: 2026-12-15 17:00:00 UTC
+
+A notebook id is `<tier>/<stem>`; inside the assignment (nbgrader's folders and gradebook) a notebook is
+its stem, so one assignment may not hold two notebooks with the same stem.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+
+from autograder import course
+
+FILE = "assignments.yaml"
+
+
+class AssignmentError(course.GradingInputError):
+    """The course file is wrong: said plainly, with the file's name."""
+
+
+def course_dir() -> Path:
+    return course.SOURCE_DIR.parent
+
+
+def _read(root: Path) -> dict:
+    path = root / FILE
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise AssignmentError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    found = data.get("assignments") if isinstance(data, dict) else None
+    if not isinstance(found, dict):
+        raise AssignmentError(f"{path}: expected a mapping `assignments: {{NAME: {{notebooks: [...]}}}}`")
+    return {str(k): v or {} for k, v in found.items()}
+
+
+def _ids(tier: str, root: Path) -> list[str]:
+    return [f"{tier}/{p.stem}" for p in sorted((root / course.SOURCE_DIR.name / tier).glob("[0-9][0-9]_*.ipynb"))]
+
+
+def load(root: Path | None = None) -> dict[str, list[str]]:
+    """{assignment name: [notebook ids "<tier>/<stem>"]}: the tiers, then the course file's assignments."""
+    root = Path(root) if root else course_dir()
+    out = {tier: _ids(tier, root) for tier in course.TIERS}
+    for name, spec in _read(root).items():
+        ids = spec.get("notebooks") if isinstance(spec, dict) else None
+        if ids is None and name in course.TIERS:
+            continue
+        if not isinstance(ids, list) or not ids:
+            raise AssignmentError(f"{root / FILE}: assignment {name!r} names no notebooks")
+        known = {i for tier in course.TIERS for i in _ids(tier, root)}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise AssignmentError(f"{root / FILE}: assignment {name!r}: no such notebook {unknown[0]!r} "
+                                  "(write <tier>/<stem>, e.g. mid/01_training_loop_validation)")
+        stems = [i.split("/")[1] for i in ids]
+        if len(set(stems)) != len(stems):
+            raise AssignmentError(f"{root / FILE}: assignment {name!r} holds two notebooks with one name")
+        out[name] = list(ids)
+    return out
+
+
+def due_dates(root: Path | None = None) -> dict[str, datetime | None]:
+    """{assignment name: due date in UTC (naive, as nbgrader's gradebook keeps it) or None}."""
+    from nbgrader.utils import parse_utc
+
+    root = Path(root) if root else course_dir()
+    out: dict[str, datetime | None] = {}
+    for name, spec in _read(root).items():
+        due = spec.get("due") if isinstance(spec, dict) else None
+        try:
+            out[name] = parse_utc(str(due)) if due else None
+        except (ValueError, OverflowError):
+            raise AssignmentError(f"{root / FILE}: assignment {name!r}: cannot read the due date {due!r}") from None
+    return out
+
+
+def sources(name: str, root: Path | None = None) -> list[Path]:
+    """The source notebooks of an assignment."""
+    root = Path(root) if root else course_dir()
+    return [root / course.SOURCE_DIR.name / f"{i}.ipynb" for i in load(root)[name]]
+
+
+def notebook_id(tier: str, stem: str) -> str:
+    return f"{tier}/{stem}"

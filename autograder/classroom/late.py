@@ -1,0 +1,62 @@
+"""Late work, by nbgrader's conventions: a hand-in's time is `timestamp.txt` beside it (what `nbgrader collect`
+and the exchange write), its assignment's due date comes from assignments.yaml, and the penalty from the
+late-submission plugin configured in nbgrader_config.py (`c.AssignLatePenalties.plugin_class`, by default
+nbgrader's LateSubmissionPlugin with `c.LateSubmissionPlugin.penalty_method` 'none' or 'zero')."""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime
+from pathlib import Path
+
+from autograder.classroom import scores
+
+
+def submitted_at(notebook: Path) -> datetime | None:
+    """The hand-in's time in UTC (naive, as nbgrader keeps it), or None when there is no readable timestamp."""
+    from nbgrader.utils import parse_utc
+
+    stamp = notebook.parent / "timestamp.txt"
+    try:
+        text = stamp.read_text().strip()
+        return parse_utc(text) if text else None
+    except (OSError, ValueError, OverflowError):
+        return None
+
+
+def stamp(row: dict, notebook: Path, due: datetime | None) -> dict:
+    """The row's submitted_at and seconds_late columns (changed in place, returned)."""
+    when = submitted_at(notebook)
+    row["submitted_at"] = when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else ""
+    row["seconds_late"] = f"{max(0.0, (when - due).total_seconds()):g}" if when and due else ""
+    return row
+
+
+@functools.lru_cache(maxsize=4)
+def _plugin(course_root: str):
+    from nbgrader.preprocessors import AssignLatePenalties
+    from traitlets.config.loader import PyFileConfigLoader
+
+    path = Path(course_root) / "nbgrader_config.py"
+    config = PyFileConfigLoader(path.name, path=str(path.parent)).load_config() if path.exists() else None
+    step = AssignLatePenalties(config=config) if config is not None else AssignLatePenalties()
+    step.init_plugin()
+    return step.plugin_inst
+
+
+def penalize(course_root: Path):
+    """late(row): the row's late_penalty by the course's plugin, between 0 and the score (as nbgrader clips it)."""
+    import logging
+
+    plugin = _plugin(str(course_root))
+    plugin.log.setLevel(logging.ERROR)  # the plugin logs every call at INFO: one line per notebook is noise
+
+    def late(row: dict) -> None:
+        row["late_penalty"] = ""
+        secs = float(row.get("seconds_late") or 0)
+        if secs <= 0:
+            return
+        score = float(scores.settle(row)["score"])
+        penalty = plugin.late_submission_penalty(row["student"], score, secs)
+        row["late_penalty"] = f"{min(max(0.0, penalty), score):g}" if penalty is not None else ""
+    return late
