@@ -1,4 +1,4 @@
-"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
+"""python -m autograder {check,progress,interview,review,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
 
 from __future__ import annotations
 
@@ -30,8 +30,43 @@ def cmd_check(args) -> int:
         from autograder.learner.progress import record
 
         record(Path(args.notebook), report)
-    print(report_json(report) if args.json else render_table(report))
+    from autograder.learner.session import after_check
+
+    session = after_check(Path(args.notebook), report, finish=args.finish)
+    if args.json:
+        print(json.dumps(dict(report.to_json(), session=session)) if session else report_json(report))
+    else:
+        print(render_table(report))
+        if session:
+            from autograder.learner.scorecard import render_text
+
+            print(f"  {session.get('time_line', '')}" if session.get("time_line") else "", end="")
+            print(("\n\n" + render_text(session["card"]) + f"\n  scorecard: {session['scorecard']}")
+                  if session.get("card") else "")
     return 0 if report.score >= report.max_score else 1
+
+
+def cmd_interview(args) -> int:
+    from autograder.learner.interview import start
+
+    try:
+        topics = [t for t in (args.topics or "").replace(" ", ",").split(",") if t]
+        start(Path(args.dir), args.level, args.minutes, topics, args.seed, args.count, warm=not args.no_warm)
+    except GradingInputError as e:
+        print(f"interview: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_review(args) -> int:
+    from autograder.learner.review import start
+
+    try:
+        start(Path(args.dir), args.max, warm=not args.no_warm)
+    except GradingInputError as e:
+        print(f"review: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def cmd_progress(args) -> int:
@@ -156,7 +191,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
     p.add_argument("--record", action="store_true", help="also remember the result for `progress`")
+    p.add_argument("--finish", action="store_true", help="an interview: end it and write the scorecard")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("interview", help="a mock interview: drawn exercises, no hints, a deadline (work/interviews/)")
+    p.add_argument("--level", choices=["junior", "mid", "senior"], default="mid")
+    p.add_argument("--minutes", type=int, default=45)
+    p.add_argument("--topics", default="", help="syllabus ids (M31,M32) or a track: llm, vision, training, "
+                                                "fundamentals")
+    p.add_argument("--seed", type=int, default=None, help="the same seed (and history) draws the same exercises")
+    p.add_argument("--count", type=int, default=None, help="number of exercises (default: from --minutes)")
+    p.add_argument("--dir", default="work")
+    p.add_argument("--no-warm", action="store_true", help="do not run the reference now (the first check will)")
+    p.set_defaults(func=cmd_interview)
+
+    p = sub.add_parser("review", help="the exercises due for review today, blank, with hints (work/review/)")
+    p.add_argument("--max", type=int, default=5)
+    p.add_argument("--dir", default="work")
+    p.add_argument("--no-warm", action="store_true", help="do not run the reference now (the first check will)")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
     p.add_argument("dir", nargs="?", default="work")

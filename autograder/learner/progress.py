@@ -61,6 +61,8 @@ def _identify(path: Path, raw: dict) -> tuple[str, str, Path] | None:
 
     from autograder.pipeline.cells import find_source
 
+    if ((raw.get("metadata") or {}).get("ptlab") or {}).get("composed"):
+        return None  # an interview or a review: its own record (learner/interview.py, review.py)
     try:
         src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
     except GradingInputError:

@@ -1,0 +1,276 @@
+"""One notebook made of exercises from several course notebooks: an interview or a review session.
+
+Two notebooks come out of a composition. The *composed source* holds the reference solutions, the hidden tests,
+the follow-ups' model answers and all grading metadata; it is kept in the course's cache
+(.ptlab-cache/composed/<id>.ipynb, hidden from student kernels) and grading takes tests and metadata from it,
+never from the learner's file (pipeline/cells.find_source). The *learner's notebook* is its student version,
+made by nbgrader's own ClearSolutions and ClearHiddenTests, and names the composition in its metadata.
+
+`leaks` is the lint that proves a learner's notebook gives nothing away: no region of any source notebook's
+reference solutions, no hint (unless asked for), no follow-up answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import secrets
+import time
+from pathlib import Path
+
+from nbformat import NotebookNode
+from nbformat.v4 import new_notebook
+
+from autograder.authoring import template
+from autograder.authoring.build import _cell
+from autograder.authoring.hints import _solution_lines, _squash, in_cell
+from autograder.course import CACHE_DIR, COURSE
+from autograder.learner.exercises import DETAILS, Exercise
+from autograder.pipeline.assemble import STUB_CODE
+from autograder.pipeline.cells import grade_id, kind
+
+COMPOSED = CACHE_DIR / "composed"  # pipeline/cells.py reads the same folder
+CHECK_INTRO_ID, CHECK_ID, FINISH_ID = "composed_check_intro", "composed_check", "composed_finish"
+
+CHECK_CODE = '''# {what}: grades the saved file in a separate, sandboxed process against the hidden tests of this session,
+# kept by the course (never this file's copy of them). This kernel never sees a hidden test.
+import importlib.util
+import os
+
+if os.environ.get("PTLAB_GRADING"):
+    pass  # the grader is running this notebook: nothing to check here
+elif importlib.util.find_spec("autograder") is None:
+    print("The course's grader is not installed here: clone the course and run `make lab`.")
+else:
+    from autograder.learner.interview_cell import check_this_session
+
+    check_this_session(finish={finish})'''
+
+
+def new_id(mode: str) -> str:
+    return f"{mode}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def _renamed(cell: NotebookNode, prefix: str) -> NotebookNode:
+    c = copy.deepcopy(cell)
+    if grade_id(c):
+        c.metadata["nbgrader"]["grade_id"] = f"{prefix}_{grade_id(c)}"
+    if c.cell_type == "code":
+        c.outputs, c.execution_count = [], None
+    return c
+
+
+def _statement(ex: Exercise, number: int, total: int) -> str:
+    text = "\n\n".join(DETAILS.sub("", c.source).strip() for c in ex.statement).strip()
+    text = re.sub(r"^#+\s*(\d+[a-z]?\.\s*)?", "### ", text, count=1, flags=re.M) if text.startswith("#") else text
+    return (f"## Exercise {number} of {total} ({ex.points:g} point{'s' if ex.points != 1 else ''}; "
+            f"from {ex.tier}/{ex.notebook})\n\n{text}")
+
+
+def follow_up_id(ex: Exercise) -> str:
+    return f"{ex.prefix}_{ex.test_id}_follow_up"
+
+
+def compose(exercises: list[Exercise], header: str, mode: str, hints: bool, finish: bool) -> NotebookNode:
+    """The composed source: fixed cells, then per exercise its statement, (hints), context, answer, tests and
+    follow-up (a written answer holding the model answer), then the check cells."""
+    extra = sorted({n for ex in exercises for n in ex.needs})
+    cells = [_cell("header", header, "header"), _cell("readonly", template.setup(extra), "setup"),
+             _cell("code", template.PARAMETERS, tags=["parameters"]), _cell("readonly", template.DERIVED, "derived")]
+    taken: set[tuple[str, str]] = set()
+    for n, ex in enumerate(exercises, 1):
+        cells.append(_cell("markdown", _statement(ex, n, len(exercises))))
+        if hints:
+            cells += [copy.deepcopy(h) for h in ex.hints]
+        for c in ex.context:
+            mark = (f"{ex.tier}/{ex.notebook}", c.source)
+            if mark not in taken:  # two exercises of one notebook may share a data cell
+                taken.add(mark)
+                cells.append(_renamed(c, ex.prefix))
+        cells += [_renamed(c, ex.prefix) for c in ex.body]
+        if ex.follow_up:
+            cells.append(_cell("markdown", ex.follow_up + "\n\nAnswer in the cell below, in a few sentences."))
+            answer = _cell("manual", ex.follow_up_answer or "(no model answer in the course)", follow_up_id(ex), 0,
+                           list(ex.topics))
+            cells.append(answer)
+    what = "Interview check" if mode == "interview" else "Review check"
+    cells.append(_cell("header", _check_intro(mode), CHECK_INTRO_ID))
+    cells.append(_cell("readonly", CHECK_CODE.format(what=what, finish=False), CHECK_ID))
+    if finish:
+        cells.append(_cell("readonly", CHECK_CODE.format(what="Finish the interview", finish=True), FINISH_ID))
+    nb = new_notebook(cells=cells)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = grade_id(cell) or f"c{i:03d}"
+    return nb
+
+
+def _check_intro(mode: str) -> str:
+    if mode == "interview":
+        return ("## Check\n\nSave (Ctrl+S), then run the first cell below: it grades your answers against all the "
+                "tests, visible and hidden, and tells how much time is left. Run it as often as you like. The "
+                "second cell **finishes** the interview: it writes your scorecard and shows the follow-ups' model "
+                "answers (so run it last).")
+    return ("## Check\n\nSave (Ctrl+S), then run the cell below: it grades your answers against all the tests and "
+            "moves each exercise in your review schedule (a first-try pass pushes it further out).")
+
+
+def student_version(source: NotebookNode, ident: str, mode: str) -> NotebookNode:
+    """What the learner gets: nbgrader's student version, with the session's id in the metadata."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    from autograder.authoring.release import finish, stamp_python
+
+    nb = copy.deepcopy(source)
+    ClearSolutions(code_stub={"python": STUB_CODE}).preprocess(nb, {})
+    ClearHiddenTests().preprocess(nb, {})
+    for cell in nb.cells:
+        if kind(cell) == "manual":
+            cell.source = "YOUR ANSWER HERE"  # a follow-up's model answer is the whole cell, markers or not
+    nb.metadata = {"ptlab": {"course": COURSE, "composed": ident, "mode": mode}}
+    nb = finish(nb)
+    stamp_python(nb)
+    return nb
+
+
+def store(ident: str, source: NotebookNode, meta: dict) -> Path:
+    import nbformat
+
+    COMPOSED.mkdir(parents=True, exist_ok=True)
+    path = COMPOSED / f"{ident}.ipynb"
+    source.metadata = {"kernelspec": dict(template_kernelspec()), "ptlab": {"course": COURSE, "composed": ident}}
+    nbformat.write(source, str(path))
+    save_meta(ident, meta)
+    return path
+
+
+def template_kernelspec() -> dict:
+    from autograder.authoring.release import KERNELSPEC
+
+    return KERNELSPEC
+
+
+def meta_path(ident: str) -> Path:
+    return COMPOSED / f"{ident}.json"
+
+
+def load_meta(ident: str) -> dict | None:
+    try:
+        return json.loads(meta_path(ident).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def save_meta(ident: str, meta: dict) -> None:
+    COMPOSED.mkdir(parents=True, exist_ok=True)
+    tmp = meta_path(ident).with_name(f"{ident}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(meta, indent=1))
+    os.replace(tmp, meta_path(ident))
+
+
+def all_meta(mode: str | None = None) -> list[dict]:
+    if not COMPOSED.is_dir():
+        return []
+    out = []
+    for p in sorted(COMPOSED.glob("*.json")):
+        m = load_meta(p.stem)
+        if m and (mode is None or m.get("mode") == mode):
+            out.append(m)
+    return sorted(out, key=lambda m: m.get("started", 0))
+
+
+def composed_id(nb: NotebookNode | dict) -> str | None:
+    return ((nb.get("metadata") or {}).get("ptlab") or {}).get("composed")
+
+
+# -- the lint ---------------------------------------------------------------------------------------------
+
+def _regions(source: str) -> list[str]:
+    """The reference solution's regions of an answer cell, squashed (whitespace out, comments kept out)."""
+    lines = source.splitlines()
+    out, inside, cur = [], False, []
+    for ln in lines:
+        if ln.strip() == "### BEGIN SOLUTION":
+            inside, cur = True, []
+        elif ln.strip() == "### END SOLUTION":
+            inside = False
+            out.append(_squash("\n".join(x.split("#", 1)[0] for x in cur)))
+        elif inside:
+            cur.append(ln)
+    if not out and "### BEGIN SOLUTION" not in source:
+        out.append(_squash("\n".join(x.split("#", 1)[0] for x in lines)))
+    return [r for r in out if len(r) >= 12]
+
+
+def leaks(nb: NotebookNode, allow_hints: bool = False) -> list[str]:
+    """What a learner's composed notebook gives away, checked against every source notebook of the course:
+    a whole reference region or a long line of one (in any cell), a hint block, a follow-up's answer."""
+    from autograder.course import source_notebooks
+    from autograder.learner.exercises import _read
+
+    text = {i: _squash(c.source) for i, c in enumerate(nb.cells)}
+    where = {i: grade_id(c) or f"cell {i}" for i, c in enumerate(nb.cells)}
+    found = []
+    for i, c in enumerate(nb.cells):
+        if not allow_hints and in_cell(c):
+            found.append(f"{where[i]}: holds a hint")
+        if "<summary>Answer" in c.source:
+            found.append(f"{where[i]}: holds a folded answer")
+        if "### BEGIN HIDDEN TESTS" in c.source:
+            found.append(f"{where[i]}: holds hidden tests")
+    hidden = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+    for path in source_notebooks():
+        source = _read(path)
+        # What the course's own release already shows (statements, visible tests): never a leak.
+        public = _squash(" ".join(hidden.sub("", c.source) for c in source.cells
+                                  if kind(c) not in ("solution", "manual")))
+        for cell in source.cells:
+            if kind(cell) not in ("solution", "manual"):
+                continue
+            # A whole region anywhere; a long line of one outside the visible tests (which may compute a
+            # truth the same way, as the release's do).
+            pieces = [(r, True) for r in _regions(cell.source)]
+            pieces += [(ln, False) for ln in _solution_lines(cell.source) if len(ln) >= 30]
+            for piece, everywhere in pieces:
+                if piece in public:
+                    continue
+                hit = next((i for i, t in text.items()
+                            if piece in t and (everywhere or kind(nb.cells[i]) != "test")), None)
+                if hit is not None:
+                    found.append(f"{where[hit]}: holds the reference solution of "
+                                 f"{path.parent.name}/{path.stem} {grade_id(cell)}")
+                    break
+    return found
+
+
+def answer_ids(source: NotebookNode) -> dict[str, list[str]]:
+    """test grade_id -> the answer cells before it (since the previous test)."""
+    out, pending = {}, []
+    for c in source.cells:
+        if kind(c) == "solution":
+            pending.append(grade_id(c))
+        elif kind(c) == "test":
+            out[grade_id(c)], pending = pending, []
+    return out
+
+
+def describe(exercises: list[Exercise], source) -> list[dict]:
+    answers = answer_ids(source)
+    out = []
+    for ex in exercises:
+        test = f"{ex.prefix}_{ex.test_id}"
+        out.append({"key": ex.key, "title": ex.title, "test": test, "answers": answers.get(test, []),
+                    "points": ex.points, "topics": list(ex.topics), "follow_up": ex.follow_up,
+                    "follow_up_id": follow_up_id(ex) if ex.follow_up else None,
+                    "model_answer": ex.follow_up_answer})
+    return out
+
+
+def write(nb, target: Path) -> None:
+    import nbformat
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    nbformat.write(nb, str(tmp))
+    os.replace(tmp, target)

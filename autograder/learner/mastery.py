@@ -1,0 +1,151 @@
+"""What the learner's checks say about each exercise, and mastery that weighs how a pass came.
+
+Every recorded check (the self-check, `progress`, an interview's or a review's check) appends one event per
+graded exercise to .ptlab-cache/learner/events.jsonl: when, which exercise (tier/notebook/test id), in which
+mode, passed or not, and a hash of the learner's answer cells. The *attempts* an exercise took in a mode are
+the distinct answers checked up to its first pass there (the same answer checked twice counts once).
+
+Mastery of a topic = sum over its graded cells of (points earned x weight) / points possible, where the weight
+says how the pass came:
+
+    passed in an interview, or on the first attempt       1.0
+    passed on the second attempt                          0.85
+    passed on the third or fourth attempt                 0.7
+    passed after more attempts                            0.5
+
+(a cell passing now with no recorded history counts as a first attempt). `WEIGHT_TEXT` is what the
+dashboard prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from autograder.course import CACHE_DIR
+
+WEIGHT_TEXT = ("Mastery of a topic = points earned on its cells, each weighted by how the pass came "
+               "(in an interview or on the first attempt 1.0, second attempt 0.85, third or fourth 0.7, "
+               "later 0.5), divided by the points possible.")
+
+
+def _log() -> Path:
+    return CACHE_DIR / "learner" / "events.jsonl"
+
+
+def answer_hash(sources: list[str]) -> str:
+    return hashlib.sha256("\x00".join(s.strip() for s in sources).encode()).hexdigest()[:16]
+
+
+def append(events: list[dict]) -> None:
+    if not events:
+        return
+    path = _log()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:  # one write per check: lines stay whole
+        f.write("".join(json.dumps(e) + "\n" for e in events))
+
+
+def events() -> list[dict]:
+    try:
+        lines = _log().read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    out = []
+    for ln in lines:
+        try:
+            out.append(json.loads(ln))
+        except ValueError:
+            continue  # a line cut by a crash: the others still count
+    return out
+
+
+def event(key: str, mode: str, passed: bool, answered: bool, answer: str, session: str = "") -> dict:
+    return {"at": time.time(), "key": key, "mode": mode, "passed": bool(passed), "answered": bool(answered),
+            "answer": answer, "session": session}
+
+
+def attempts(evs: list[dict]) -> tuple[int, bool]:
+    """(distinct answers checked up to the first pass, whether it passed) over one exercise's events."""
+    seen: set[str] = set()
+    for e in evs:
+        if not e.get("answered"):
+            continue
+        seen.add(e.get("answer", ""))
+        if e.get("passed"):
+            return len(seen), True
+    return len(seen), False
+
+
+def weight(n_attempts: int, interview: bool = False) -> float:
+    if interview or n_attempts <= 1:
+        return 1.0
+    if n_attempts == 2:
+        return 0.85
+    if n_attempts <= 4:
+        return 0.7
+    return 0.5
+
+
+def by_key(evs: list[dict] | None = None) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for e in evs if evs is not None else events():
+        out.setdefault(e["key"], []).append(e)
+    return out
+
+
+def weights(evs: list[dict] | None = None) -> dict[str, float]:
+    """Exercise key -> the best weight any of its passes earned (study, review or interview)."""
+    out = {}
+    for key, mine in by_key(evs).items():
+        best = 0.0
+        for mode in ("study", "review"):
+            n, ok = attempts([e for e in mine if e.get("mode") == mode])
+            if ok:
+                best = max(best, weight(n))
+        if any(e.get("passed") and e.get("mode") == "interview" for e in mine):
+            best = 1.0
+        out[key] = best
+    return out
+
+
+def passed_keys(evs: list[dict] | None = None) -> set[str]:
+    return {e["key"] for e in (evs if evs is not None else events()) if e.get("passed")}
+
+
+def topic_mastery(entries: list[dict], evs: list[dict] | None = None) -> dict[str, dict]:
+    """Topic -> {earned, max, weighted}: `weighted` is the mastery the dashboard shows (0..1)."""
+    w = weights(evs)
+    topics: dict[str, dict] = {}
+    for e in entries:
+        for c in e["cells"]:
+            if c["passed"] is None:
+                continue  # written answers wait for a person: not a failure, not yet a mastery
+            key = f"{e['tier']}/{e['notebook']}/{c['grade_id']}"
+            factor = (w.get(key) or 1.0) if c["passed"] else 0.0
+            for t in c.get("topics", []):
+                got = topics.setdefault(t, {"earned": 0.0, "max": 0.0, "credit": 0.0})
+                got["earned"] += c["points"]
+                got["max"] += c["max_points"]
+                got["credit"] += c["points"] * factor
+    for v in topics.values():
+        v["weighted"] = round(v.pop("credit") / v["max"], 4) if v["max"] else 0.0
+    return topics
+
+
+def record_study(tier: str, notebook: str, raw: dict, cells: list[dict]) -> None:
+    """Events of one study-mode check: cells as progress entries hold them; answers from the learner's file."""
+    from autograder.learner.exercises import answers_by_test
+
+    answers = answers_by_test(raw)
+    evs = []
+    for c in cells:
+        if c["passed"] is None:
+            continue
+        answered = "not answered yet" not in (c.get("message") or "")
+        evs.append(event(f"{tier}/{notebook}/{c['grade_id']}", "study", c["passed"], answered,
+                         answer_hash(answers.get(c["grade_id"], []))))
+    append(evs)
+
