@@ -149,3 +149,31 @@ def record_study(tier: str, notebook: str, raw: dict, cells: list[dict]) -> None
                          answer_hash(answers.get(c["grade_id"], []))))
     append(evs)
 
+
+
+def readable(entries: list[dict], evs: list[dict] | None = None) -> dict:
+    """Topics as a learner reads them: in progress (weakest first), then done; untouched ones counted.
+
+    {"topics": [{id, title, mastery (0..1), earned, max, to_go (cells still failing), status}], "done": n,
+     "untouched": n, "how": WEIGHT_TEXT}; status is "3 cells to go", "1 cell to go" or "done"."""
+    from autograder.course import syllabus
+
+    names = syllabus()
+    weighted = topic_mastery(entries, evs)
+    started = {t for e in entries if e["status"] != "not started" for c in e["cells"] for t in c.get("topics", [])}
+    to_go: dict[str, int] = {}
+    for e in entries:
+        if e["status"] == "not started":
+            continue
+        for c in e["cells"]:
+            for t in c.get("topics", []):
+                to_go[t] = to_go.get(t, 0) + (c["passed"] is False)
+    rows = []
+    for t in sorted(started & set(weighted)):
+        v, n = weighted[t], to_go.get(t, 0)
+        rows.append({"id": t, "title": names.get(t, {}).get("title", ""), "mastery": v["weighted"],
+                     "earned": v["earned"], "max": v["max"], "to_go": n,
+                     "status": "done" if n == 0 else f"{n} cell{'s' if n != 1 else ''} to go"})
+    rows.sort(key=lambda r: (r["to_go"] == 0, r["mastery"], r["id"]))
+    return {"topics": rows, "done": sum(r["to_go"] == 0 for r in rows),
+            "untouched": len([t for t in names if t not in started]), "how": WEIGHT_TEXT}

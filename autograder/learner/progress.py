@@ -161,9 +161,20 @@ def record(path: Path, report) -> None:
         ident = _identify(Path(path), raw)
         if ident is None:
             return
-        _store(content_key(raw, ident[2]), entry_from_report(ident[0], ident[1], report))
+        entry = entry_from_report(ident[0], ident[1], report)
+        _store(content_key(raw, ident[2]), entry)
+        remember_attempts(raw, entry)
     except (OSError, ValueError):
         pass  # remembering is a convenience; the check itself already answered
+
+
+def remember_attempts(raw: dict, entry: dict) -> None:
+    """A graded study-mode check, for mastery's attempt counts and the review schedule."""
+    from autograder.learner import mastery, review
+
+    mastery.record_study(entry["tier"], entry["notebook"], raw, entry["cells"])
+    passed = [f"{entry['tier']}/{entry['notebook']}/{c['grade_id']}" for c in entry["cells"] if c["passed"]]
+    review.on_study_check(mastery.by_key(), passed)
 
 
 def notebooks_in(work: Path) -> list[Path]:
@@ -209,6 +220,8 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
                     log(f"progress: checking {path} ...")
                 entry = _grade(path, tier, notebook)
                 rechecked += 1
+                if not entry["status"].startswith("cannot grade"):
+                    remember_attempts(raw, entry)
             if not entry["status"].startswith("cannot grade"):
                 _store(key, entry)
         entry = dict(entry, path=str(path))
@@ -227,7 +240,10 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
 
 
 def summary(entries: list[dict]) -> dict:
-    """The object `--json` prints."""
+    """The object `--json` prints: `topics` (points per topic), `mastery` (the readable, weighted view of
+    learner/mastery.py)."""
+    from autograder.learner.mastery import readable
+
     topics: dict[str, dict] = {}
     for e in entries:
         for c in e["cells"]:
@@ -244,4 +260,5 @@ def summary(entries: list[dict]) -> dict:
                                  for c in e["cells"]]} for e in entries],
         "topics": dict(sorted(topics.items())),
         "total": {"score": sum(e["score"] for e in entries), "max_score": sum(e["max_score"] for e in entries)},
+        "mastery": readable(entries),
     }

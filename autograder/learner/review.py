@@ -180,13 +180,16 @@ def by_key_lenient(keys: list[str], by_key) -> list:
 def weakest(topics: dict[str, dict], n: int = 3) -> list[tuple[str, float, str | None]]:
     """(topic, mastery, the exercise to do next) for the n weakest topics the learner has started."""
     from autograder.learner.exercises import catalogue
+    from autograder.learner.mastery import passed_keys
 
     started = [(t, v["weighted"]) for t, v in topics.items() if v["max"] and v["weighted"] < 1.0]
     started.sort(key=lambda tv: (tv[1], tv[0]))
-    schedule = load()
+    schedule, passed = load(), passed_keys()
     out = []
     for t, m in started[:n]:
-        options = [ex.key for ex in catalogue() if t in ex.topics]
-        due_first = sorted(options, key=lambda k: (schedule.get(k, {}).get("due", "0000"), k))
-        out.append((t, m, due_first[0] if due_first else None))
+        # Next: an exercise of the topic not passed yet (in course order), else the one due soonest.
+        options = [(ex.key in passed, schedule.get(ex.key, {}).get("due", ""), i)
+                   for i, ex in enumerate(catalogue()) if t in ex.topics]
+        best = min(options, default=None)
+        out.append((t, m, catalogue()[best[2]].key if best else None))
     return out

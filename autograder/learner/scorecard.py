@@ -122,3 +122,38 @@ def render_text(card: dict) -> str:
 
 def digest(answer_sources: list[str]) -> str:
     return answer_hash(answer_sources)
+
+
+def summary_rows(cards: list[dict]) -> list[dict]:
+    """One row per past interview, for the dashboard's table and trend."""
+    return [{"interview": c["interview"], "level": c["level"], "minutes": c["minutes"],
+             "started": c["started"], "score": c["score"], "max_score": c["max_score"],
+             "fraction": c["fraction"], "verdict": c["verdict"], "topics_to_review": c["topics_to_review"]}
+            for c in cards]
+
+
+def draw_trend(rows: list[dict], png: Path) -> Path:
+    """Fraction of points per interview over time, with the level's pass bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3))
+    colours = {"junior": "#1a7f37", "mid": "#0969da", "senior": "#8250df"}
+    for level, colour in colours.items():
+        mine = [(i, r["fraction"]) for i, r in enumerate(rows, 1) if r["level"] == level]
+        if mine:
+            ax.plot([m[0] for m in mine], [m[1] for m in mine], "o-", color=colour, label=level)
+            ax.axhline(THRESHOLDS[level][1], color=colour, lw=0.8, ls="--")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("interview")
+    ax.set_ylabel("fraction of points")
+    ax.set_title("Mock interviews (dashed: the pass bar of each level)", fontsize=10)
+    ax.set_xticks(range(1, len(rows) + 1))
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png
