@@ -100,10 +100,9 @@ def compose(exercises: list[Exercise], header: str, mode: str, hints: bool, fini
     cells.append(_cell("readonly", CHECK_CODE.format(what=what, finish=False), CHECK_ID))
     if finish:
         cells.append(_cell("readonly", CHECK_CODE.format(what="Finish the interview", finish=True), FINISH_ID))
-    nb = new_notebook(cells=cells)
-    for i, cell in enumerate(nb.cells):
+    for i, cell in enumerate(cells):  # before the notebook is made: cells of two notebooks share ids
         cell["id"] = grade_id(cell) or f"c{i:03d}"
-    return nb
+    return new_notebook(cells=cells)
 
 
 def _check_intro(mode: str) -> str:
@@ -207,7 +206,7 @@ def leaks(nb: NotebookNode, allow_hints: bool = False) -> list[str]:
     """What a learner's composed notebook gives away, checked against every source notebook of the course:
     a whole reference region or a long line of one (in any cell), a hint block, a follow-up's answer."""
     from autograder.course import source_notebooks
-    from autograder.learner.exercises import _read
+    from autograder.learner.exercises import _cached
 
     text = {i: _squash(c.source) for i, c in enumerate(nb.cells)}
     where = {i: grade_id(c) or f"cell {i}" for i, c in enumerate(nb.cells)}
@@ -219,29 +218,37 @@ def leaks(nb: NotebookNode, allow_hints: bool = False) -> list[str]:
             found.append(f"{where[i]}: holds a folded answer")
         if "### BEGIN HIDDEN TESTS" in c.source:
             found.append(f"{where[i]}: holds hidden tests")
-    hidden = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
-    for path in source_notebooks():
-        source = _read(path)
-        # What the course's own release already shows (statements, visible tests): never a leak.
-        public = _squash(" ".join(hidden.sub("", c.source) for c in source.cells
-                                  if kind(c) not in ("solution", "manual")))
-        for cell in source.cells:
-            if kind(cell) not in ("solution", "manual"):
-                continue
-            # A whole region anywhere; a long line of one outside the visible tests (which may compute a
-            # truth the same way, as the release's do).
-            pieces = [(r, True) for r in _regions(cell.source)]
-            pieces += [(ln, False) for ln in _solution_lines(cell.source) if len(ln) >= 30]
+    facts = [_cached(path, "secrets", _secrets) for path in source_notebooks()]
+    # What the course's own releases already show (statements, visible tests, data cells), in any notebook:
+    # boilerplate such as a seeded generator, never a secret.
+    public = " ".join(f["public"] for f in facts)
+    for f in facts:
+        for gid, pieces in f["pieces"]:
             for piece, everywhere in pieces:
-                if piece in public:
-                    continue
                 hit = next((i for i, t in text.items()
                             if piece in t and (everywhere or kind(nb.cells[i]) != "test")), None)
-                if hit is not None:
-                    found.append(f"{where[hit]}: holds the reference solution of "
-                                 f"{path.parent.name}/{path.stem} {grade_id(cell)}")
+                if hit is not None and piece not in public:
+                    found.append(f"{where[hit]}: holds the reference solution of {f['name']} {gid}")
                     break
     return found
+
+
+def _secrets(path: Path) -> dict:
+    """One source notebook's reference pieces (per answer cell: whole regions, which count anywhere, and long
+    lines, which count outside visible tests since those may compute a truth the same way) and its public
+    text (what its release shows)."""
+    from autograder.learner.exercises import _read
+
+    source = _read(path)
+    hidden = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+    public = _squash(" ".join(hidden.sub("", c.source) for c in source.cells if kind(c) not in ("solution", "manual")))
+    pieces = []
+    for cell in source.cells:
+        if kind(cell) in ("solution", "manual"):
+            mine = [(r, True) for r in _regions(cell.source)]
+            mine += [(ln, False) for ln in _solution_lines(cell.source) if len(ln) >= 30]
+            pieces.append((grade_id(cell), mine))
+    return {"name": f"{path.parent.name}/{path.stem}", "public": public, "pieces": pieces}
 
 
 def answer_ids(source: NotebookNode) -> dict[str, list[str]]:

@@ -55,6 +55,7 @@ class Exercise:
         return f"{self.tier[0]}{self.notebook[:2]}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _names(source: str) -> tuple[set[str], set[str]] | None:
     """(names a cell binds anywhere, names it reads), or None when it is not plain Python (a magic)."""
     try:
@@ -213,11 +214,35 @@ def of_notebook(path: Path) -> list[Exercise]:
     return out
 
 
+def _cached(path: Path, what: str, compute):
+    """`compute(path)`, kept on disk in the course's cache under a hash of the source's bytes: a catalogue of
+    the whole course costs seconds to parse and milliseconds to load."""
+    import hashlib
+    import os
+    import pickle
+
+    from autograder.course import CACHE_DIR
+
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(data + what.encode()).hexdigest()[:24]
+    file = CACHE_DIR / "exercises" / f"{Path(path).parent.name}__{Path(path).stem}__{what}__{key}.pickle"
+    try:
+        return pickle.loads(file.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        pass
+    value = compute(path)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(value))
+    os.replace(tmp, file)
+    return value
+
+
 @functools.lru_cache(maxsize=8)
 def _catalogue(source_dir: str, tier: str | None) -> tuple[Exercise, ...]:
     from autograder.course import source_notebooks
 
-    return tuple(ex for p in source_notebooks(tier) for ex in of_notebook(p))
+    return tuple(ex for p in source_notebooks(tier) for ex in _cached(p, "exercises", of_notebook))
 
 
 def catalogue(tier: str | None = None) -> list[Exercise]:

@@ -93,7 +93,7 @@ def draw(level: str | None, minutes: int, topics: list[str] | None, seed: int, c
     for ex in order:
         if len(chosen) < n and ex not in chosen:
             chosen.append(ex)
-    course = {ex.key: i for i, ex in enumerate(catalogue())}
+    course = {ex.key: i for i, ex in enumerate(pool)}
     return sorted(chosen, key=lambda ex: course[ex.key])
 
 
