@@ -1,0 +1,143 @@
+"""The review queue (issue 23, item 4) and mastery that weighs how a pass came (item 5).
+
+The schedule rules are the ones documented in autograder/learner/review.py and the README."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.learner import compose, mastery, review
+from autograder.pipeline.cells import grade_id, kind
+
+ROOT = Path(__file__).resolve().parent.parent
+DAY = datetime.date(2026, 11, 24)
+KEY = "junior/01_tensors_and_memory/ex1_bridge_predict_test"
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    monkeypatch.setattr(compose, "COMPOSED", tmp_path / "cache" / "composed")
+    monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
+    return tmp_path
+
+
+def test_quality_from_attempts():
+    assert [review.quality(n, True) for n in (1, 2, 3, 4, 5, 9)] == [5, 4, 3, 3, 2, 2]
+    assert review.quality(1, False) == 1
+
+
+def test_first_try_passes_push_the_review_out():
+    s = None
+    intervals = []
+    for _ in range(4):
+        s = review.step(s, 5, DAY)
+        intervals.append(s["interval"])
+    assert intervals == [1, 6, 16, 45]  # EF rises by 0.1 per q=5: 6 x 2.7, then 16 x 2.8
+    assert s["ef"] == pytest.approx(2.9) and s["due"] == (DAY + datetime.timedelta(days=45)).isoformat()
+
+
+def test_a_failure_or_a_pass_after_many_attempts_brings_it_back_tomorrow():
+    s = review.step(review.step(review.step(None, 5, DAY), 5, DAY), 5, DAY)
+    assert s["interval"] == 16
+    failed = review.step(s, 1, DAY)
+    assert (failed["reps"], failed["interval"], failed["due"]) == (0, 1, "2026-11-25")
+    assert failed["ef"] == pytest.approx(s["ef"] - 0.54)
+    slow = review.step(s, review.quality(6, True), DAY)
+    assert slow["interval"] == 1 and slow["ef"] < s["ef"]
+    # the easiness never drops below 1.3, however often it fails
+    for _ in range(10):
+        failed = review.step(failed, 1, DAY)
+    assert failed["ef"] == 1.3
+
+
+def test_a_pass_after_three_attempts_grows_slower_than_a_first_try():
+    easy = review.step(review.step(None, 5, DAY), 5, DAY)
+    hard = review.step(review.step(None, 3, DAY), 3, DAY)
+    assert review.step(hard, 3, DAY)["interval"] < review.step(easy, 5, DAY)["interval"]
+
+
+def test_due_lists_the_most_overdue_first(state):
+    review.save({"a": {"due": "2026-11-20", "ef": 2.5}, "b": {"due": "2026-11-10", "ef": 2.5},
+                 "c": {"due": "2026-12-01", "ef": 2.5}})
+    now = datetime.datetime(2026, 11, 24, 12).timestamp()
+    assert review.due(now) == ["b", "a"]
+
+
+def test_study_checks_enter_the_schedule_by_attempts(state):
+    a, b = KEY, "junior/01_tensors_and_memory/ex2_to_numpy_test"
+    mastery.append([mastery.event(a, "study", False, True, "x1"), mastery.event(a, "study", False, True, "x1"),
+                    mastery.event(a, "study", True, True, "x2"), mastery.event(b, "study", True, True, "y")])
+    review.on_study_check(mastery.by_key(), [a, b])
+    sched = review.load()
+    assert sched[a]["last_q"] == 4, "two distinct answers: the same answer checked twice counts once"
+    assert sched[b]["last_q"] == 5
+
+
+def test_mastery_weighs_first_try_and_interview_passes_above_many_attempts(state):
+    entries = [{"tier": "junior", "notebook": "01_tensors_and_memory", "status": "ok", "cells": [
+        {"grade_id": "ex1_bridge_predict_test", "points": 2, "max_points": 2, "passed": True, "topics": ["J01"]},
+        {"grade_id": "ex2_to_numpy_test", "points": 2, "max_points": 2, "passed": True, "topics": ["J01"]},
+        {"grade_id": "ex9_strides_predict_test", "points": 2, "max_points": 2, "passed": True, "topics": ["J04"]},
+        {"grade_id": "ex10_flatten_batch_test", "points": 0, "max_points": 2, "passed": False, "topics": ["J04"]}]}]
+    base = "junior/01_tensors_and_memory/"
+    evs = [mastery.event(base + "ex1_bridge_predict_test", "study", True, True, "a")]
+    evs += [mastery.event(base + "ex2_to_numpy_test", "study", i == 4, True, str(i)) for i in range(5)]
+    evs += [mastery.event(base + "ex9_strides_predict_test", "study", i == 5, True, str(i)) for i in range(6)]
+    evs += [mastery.event(base + "ex9_strides_predict_test", "interview", True, True, "z")]
+    got = mastery.topic_mastery(entries, evs)
+    assert got["J01"]["weighted"] == pytest.approx((2 * 1.0 + 2 * 0.5) / 4)
+    assert got["J04"]["weighted"] == pytest.approx(2 * 1.0 / 4), "an interview pass counts in full"
+    view = mastery.readable(entries, evs)
+    assert [r["id"] for r in view["topics"]] == ["J04", "J01"], "in progress first, then done"
+    assert view["topics"][0]["status"] == "1 cell to go" and view["topics"][1]["status"] == "done"
+    assert view["topics"][0]["title"] and view["topics"][0]["mastery"] == pytest.approx(0.5)
+    assert view["untouched"] > 80 and "weighted by how the pass came" in view["how"]
+
+
+def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PTLAB_CACHE_DIR=str(tmp / "cache"))
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_review_writes_due_exercises_with_hints_and_its_check_moves_the_schedule(tmp_path):
+    cache = tmp_path / "cache" / "learner"
+    cache.mkdir(parents=True)
+    yesterday = (datetime.date.today() - datetime.timedelta(days=1)).isoformat()
+    later = (datetime.date.today() + datetime.timedelta(days=9)).isoformat()
+    (cache / "schedule.json").write_text(json.dumps({
+        KEY: {"ef": 2.5, "reps": 2, "interval": 6, "due": yesterday},
+        "junior/01_tensors_and_memory/ex2_to_numpy_test": {"ef": 2.5, "reps": 1, "interval": 1, "due": later}}))
+    done = _cli(tmp_path, "review", "--dir", str(tmp_path / "work"), "--no-warm")
+    assert done.returncode == 0, done.stderr
+    (path,) = (tmp_path / "work" / "review").glob("*.ipynb")
+    nb = nbformat.read(str(path), 4)
+    text = "\n".join(c.source for c in nb.cells)
+    assert "<summary>Hint 1</summary>" in text, "a review keeps the hints"
+    assert "ex2_to_numpy" not in text, "only what is due"
+    assert compose.leaks(nb, allow_hints=True) == []
+    ident = nb.metadata["ptlab"]["composed"]
+    source = nbformat.read(str(tmp_path / "cache" / "composed" / f"{ident}.ipynb"), 4)
+    answers = {grade_id(c): c.source for c in source.cells if kind(c) == "solution"}
+    for c in nb.cells:
+        if grade_id(c) in answers:
+            c.source = answers[grade_id(c)]
+    nbformat.write(nb, str(path))
+    checked = _cli(tmp_path, "check", str(path), "--json")
+    report = json.loads(checked.stdout.strip().splitlines()[-1])
+    assert report["score"] == report["max_score"] > 0
+    state = json.loads((cache / "schedule.json").read_text())[KEY]
+    assert (state["reps"], state["interval"], state["last_q"]) == (3, 15, 5), "6 days x EF 2.5, first try"
+    assert state["due"] == (datetime.date.today() + datetime.timedelta(days=15)).isoformat()
+    again = _cli(tmp_path, "check", str(path), "--json")
+    assert json.loads((cache / "schedule.json").read_text())[KEY] == state, "once per session"
+    assert again.returncode == 0
