@@ -9,6 +9,7 @@
    `nbgrader autograde` on the same synthetic class, side by side in one run (target: at least 2.5x on 2
    cores), and through a local Dask scheduler with 1 and 2 worker processes;
 4. with --suite: the test suite (`make test`'s pytest session), seconds per notebook;
+5. a mock interview: composing it, its check against the self-checks of its notebooks (ci/bench_interview.py);
 then one short table of all of it.
 
     python ci/bench.py [--tier junior] [--students 10] [--skip-curriculum] [--baseline-students N] [--suite]
@@ -62,28 +63,6 @@ def check_latency(notebooks: list[Path]) -> dict[str, float]:
         subprocess.run([PY, "-m", "autograder", "check", str(p)], cwd=ROOT, env=env, capture_output=True)
     return {f"{p.parent.name}/{p.stem}": timed([PY, "-m", "autograder", "check", str(p)], cwd=ROOT, env=env)[0]
             for p in notebooks}
-
-
-def interview_latency(level: str = "junior", count: int = 3, seed: int = 1) -> tuple[float, float, float, int]:
-    """(seconds to compose an interview, its check, the self-checks of the notebooks its exercises come from,
-    summed; how many notebooks): all warm and solved, in a cache of their own so that a learner's history
-    stays as it was. Target: composing under 5 s, the interview's check under the self-checks + 3 s."""
-    with tempfile.TemporaryDirectory(prefix="ptlab-bench-interview-") as tmp:
-        env = dict(os.environ, PTLAB_FAST="0", PTLAB_CACHE_DIR=str(Path(tmp) / "cache"))
-        done = subprocess.run([PY, "-m", "autograder", "interview", "--level", level, "--count", str(count), "--seed",
-                               str(seed), "--dir", str(Path(tmp) / "work"), "--no-warm"], cwd=ROOT, env=env,
-                              capture_output=True, text=True)
-        composed = float(done.stdout.split("composed in ")[1].split(" s")[0])
-        (path,) = (Path(tmp) / "work" / "interviews").glob("*.ipynb")
-        ident = json.loads(path.read_text())["metadata"]["ptlab"]["composed"]
-        solved = Path(tmp) / "cache" / "composed" / f"{ident}.ipynb"
-        keys = json.loads(solved.with_suffix(".json").read_text())["keys"]
-        own = sorted({ROOT / "notebooks" / k.split("/")[0] / f"{k.split('/')[1]}.ipynb" for k in keys})
-        for p in [solved, *own]:  # warm-up: the references run, untimed
-            subprocess.run([PY, "-m", "autograder", "check", str(p)], cwd=ROOT, env=env, capture_output=True)
-        check = timed([PY, "-m", "autograder", "check", str(solved)], cwd=ROOT, env=env)[0]
-        selfchecks = sum(timed([PY, "-m", "autograder", "check", str(p)], cwd=ROOT, env=env)[0] for p in own)
-    return composed, check, selfchecks, len(own)
 
 
 def progress_latency(tier: str) -> tuple[float, float, float]:
@@ -262,12 +241,9 @@ def main() -> int:
         print()
 
     if not args.skip_interview:
-        composed, check, own, n_own = interview_latency()
-        print(f"interview: composed in {composed:.1f} s; its check {check:.1f} s, the self-checks of its "
-              f"{n_own} notebooks {own:.1f} s\n")
-        table.append(("interview, composing (target under 5 s)", f"{composed:.1f} s"))
-        table.append((f"interview check / self-checks of its {n_own} notebooks (target: + 3 s at most)",
-                      f"{check:.1f} s / {own:.1f} s"))
+        from ci.bench_interview import interview_rows
+
+        table += interview_rows()
 
     tier = args.class_tier
     per_student = len(source_notebooks(tier))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.learner import compose, interview, mastery, review
+from autograder.learner import compose, interview, leaks, mastery, review
 from autograder.learner.exercises import _read, catalogue
 from autograder.pipeline.cells import grade_id, kind
 
@@ -73,7 +74,7 @@ def test_a_drawn_notebook_holds_no_hint_and_no_reference_solution(state, level, 
     head = interview.header(level, 60, exercises, time.time(), seed)
     source = compose.compose(exercises, head, "interview", hints=False, finish=True)
     learner = compose.student_version(source, "interview-20260101-000000-abcdef", "interview")
-    assert compose.leaks(learner) == []
+    assert leaks.leaks(learner) == []
     # Independently of the lint: every answer region of each exercise's own source notebook is absent, so is
     # every hint and every folded answer, and each drawn exercise is in the notebook.
     text = "\n".join(c.source for c in learner.cells)
@@ -83,11 +84,12 @@ def test_a_drawn_notebook_holds_no_hint_and_no_reference_solution(state, level, 
         src = _read(ROOT / "notebooks" / ex.tier / f"{ex.notebook}.ipynb")
         for cell in src.cells:
             if kind(cell) == "solution":
-                for region in compose._regions(cell.source):
+                for region in leaks._regions(cell.source):
                     assert region not in squashed, f"{ex.key}: {grade_id(cell)}'s reference is in the notebook"
         for hint in ex.hints:
             assert hint.source not in text
     assert "<summary>Hint" not in text and "<summary>Answer" not in text and "BEGIN HIDDEN" not in text
+    assert not re.search(r"Hints? \d", text), "a test's message points at a hint the interview does not have"
     assert all(w in learner.cells[0].source for w in ("**Started**", "**Deadline**", "**Rules.**"))
 
 
@@ -98,9 +100,9 @@ def test_the_lint_catches_a_planted_solution_and_a_hint(state):
     planted = copy.deepcopy(learner)
     answer = next(c for c in source.cells if kind(c) == "solution")
     planted.cells.insert(5, nbformat.v4.new_code_cell(answer.source))
-    assert any("holds the reference solution" in p for p in compose.leaks(planted))
+    assert any("holds the reference solution" in p for p in leaks.leaks(planted))
     hinted = compose.compose(exercises, "# t", "review", hints=True, finish=False)
-    assert any("holds a hint" in p for p in compose.leaks(compose.student_version(hinted, "x", "review")))
+    assert any("holds a hint" in p for p in leaks.leaks(compose.student_version(hinted, "x", "review")))
 
 
 def test_standalone_exercises_carry_the_context_they_need():

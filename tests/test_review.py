@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.learner import compose, mastery, review
+from autograder.learner import compose, leaks, mastery, review
 from autograder.pipeline.cells import grade_id, kind
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,7 +124,7 @@ def test_review_writes_due_exercises_with_hints_and_its_check_moves_the_schedule
     text = "\n".join(c.source for c in nb.cells)
     assert "<summary>Hint 1</summary>" in text, "a review keeps the hints"
     assert "ex2_to_numpy" not in text, "only what is due"
-    assert compose.leaks(nb, allow_hints=True) == []
+    assert leaks.leaks(nb, allow_hints=True) == []
     ident = nb.metadata["ptlab"]["composed"]
     source = nbformat.read(str(tmp_path / "cache" / "composed" / f"{ident}.ipynb"), 4)
     answers = {grade_id(c): c.source for c in source.cells if kind(c) == "solution"}

@@ -6,8 +6,7 @@ the follow-ups' model answers and all grading metadata; it is kept in the course
 never from the learner's file (pipeline/cells.find_source). The *learner's notebook* is its student version,
 made by nbgrader's own ClearSolutions and ClearHiddenTests, and names the composition in its metadata.
 
-`leaks` is the lint that proves a learner's notebook gives nothing away: no region of any source notebook's
-reference solutions, no hint (unless asked for), no follow-up answer.
+leaks.py is the lint that proves a learner's notebook gives nothing away.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from nbformat.v4 import new_notebook
 
 from autograder.authoring import template
 from autograder.authoring.build import _cell
-from autograder.authoring.hints import _solution_lines, _squash, in_cell
 from autograder.course import CACHE_DIR, COURSE
 from autograder.learner.exercises import DETAILS, Exercise
 from autograder.pipeline.assemble import STUB_CODE
@@ -47,6 +45,10 @@ else:
     from autograder.learner.interview_cell import check_this_session
 
     check_this_session(finish={finish})'''
+
+
+# "(see Hint 2)" in a test's message or a statement: an interview has no hints to see.
+HINT_REF = re.compile(r"\s*\((?:see |open )?Hints? \d(?:(?:[-,]| and )\s*\d)*\)|[;,:?]\s*(?:see )?Hints? \d(?:(?:[-,]| and )\s*\d)*")
 
 
 def new_id(mode: str) -> str:
@@ -81,7 +83,8 @@ def compose(exercises: list[Exercise], header: str, mode: str, hints: bool, fini
              _cell("code", template.PARAMETERS, tags=["parameters"]), _cell("readonly", template.DERIVED, "derived")]
     taken: set[tuple[str, str]] = set()
     for n, ex in enumerate(exercises, 1):
-        cells.append(_cell("markdown", _statement(ex, n, len(exercises))))
+        statement = _statement(ex, n, len(exercises))
+        cells.append(_cell("markdown", statement if hints else HINT_REF.sub("", statement)))
         if hints:
             cells += [copy.deepcopy(h) for h in ex.hints]
         for c in ex.context:
@@ -89,7 +92,11 @@ def compose(exercises: list[Exercise], header: str, mode: str, hints: bool, fini
             if mark not in taken:  # two exercises of one notebook may share a data cell
                 taken.add(mark)
                 cells.append(_renamed(c, ex.prefix))
-        cells += [_renamed(c, ex.prefix) for c in ex.body]
+        body = [_renamed(c, ex.prefix) for c in ex.body]
+        if not hints:
+            for c in body:
+                c.source = HINT_REF.sub("", c.source)
+        cells += body
         if ex.follow_up:
             cells.append(_cell("markdown", ex.follow_up + "\n\nAnswer in the cell below, in a few sentences."))
             answer = _cell("manual", ex.follow_up_answer or "(no model answer in the course)", follow_up_id(ex), 0,
@@ -128,6 +135,9 @@ def student_version(source: NotebookNode, ident: str, mode: str) -> NotebookNode
         if kind(cell) == "manual":
             cell.source = "YOUR ANSWER HERE"  # a follow-up's model answer is the whole cell, markers or not
     nb.metadata = {"ptlab": {"course": COURSE, "composed": ident, "mode": mode}}
+    for cell in nb.cells:
+        if grade_id(cell) in (CHECK_ID, FINISH_ID):  # run, not read: collapsed as the self-check is
+            cell.metadata["jupyter"] = {"source_hidden": True}
     nb = finish(nb)
     stamp_python(nb)
     return nb
@@ -181,74 +191,6 @@ def all_meta(mode: str | None = None) -> list[dict]:
 
 def composed_id(nb: NotebookNode | dict) -> str | None:
     return ((nb.get("metadata") or {}).get("ptlab") or {}).get("composed")
-
-
-# -- the lint ---------------------------------------------------------------------------------------------
-
-def _regions(source: str) -> list[str]:
-    """The reference solution's regions of an answer cell, squashed (whitespace out, comments kept out)."""
-    lines = source.splitlines()
-    out, inside, cur = [], False, []
-    for ln in lines:
-        if ln.strip() == "### BEGIN SOLUTION":
-            inside, cur = True, []
-        elif ln.strip() == "### END SOLUTION":
-            inside = False
-            out.append(_squash("\n".join(x.split("#", 1)[0] for x in cur)))
-        elif inside:
-            cur.append(ln)
-    if not out and "### BEGIN SOLUTION" not in source:
-        out.append(_squash("\n".join(x.split("#", 1)[0] for x in lines)))
-    return [r for r in out if len(r) >= 12]
-
-
-def leaks(nb: NotebookNode, allow_hints: bool = False) -> list[str]:
-    """What a learner's composed notebook gives away, checked against every source notebook of the course:
-    a whole reference region or a long line of one (in any cell), a hint block, a follow-up's answer."""
-    from autograder.course import source_notebooks
-    from autograder.learner.exercises import _cached
-
-    text = {i: _squash(c.source) for i, c in enumerate(nb.cells)}
-    where = {i: grade_id(c) or f"cell {i}" for i, c in enumerate(nb.cells)}
-    found = []
-    for i, c in enumerate(nb.cells):
-        if not allow_hints and in_cell(c):
-            found.append(f"{where[i]}: holds a hint")
-        if "<summary>Answer" in c.source:
-            found.append(f"{where[i]}: holds a folded answer")
-        if "### BEGIN HIDDEN TESTS" in c.source:
-            found.append(f"{where[i]}: holds hidden tests")
-    facts = [_cached(path, "secrets", _secrets) for path in source_notebooks()]
-    # What the course's own releases already show (statements, visible tests, data cells), in any notebook:
-    # boilerplate such as a seeded generator, never a secret.
-    public = " ".join(f["public"] for f in facts)
-    for f in facts:
-        for gid, pieces in f["pieces"]:
-            for piece, everywhere in pieces:
-                hit = next((i for i, t in text.items()
-                            if piece in t and (everywhere or kind(nb.cells[i]) != "test")), None)
-                if hit is not None and piece not in public:
-                    found.append(f"{where[hit]}: holds the reference solution of {f['name']} {gid}")
-                    break
-    return found
-
-
-def _secrets(path: Path) -> dict:
-    """One source notebook's reference pieces (per answer cell: whole regions, which count anywhere, and long
-    lines, which count outside visible tests since those may compute a truth the same way) and its public
-    text (what its release shows)."""
-    from autograder.learner.exercises import _read
-
-    source = _read(path)
-    hidden = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
-    public = _squash(" ".join(hidden.sub("", c.source) for c in source.cells if kind(c) not in ("solution", "manual")))
-    pieces = []
-    for cell in source.cells:
-        if kind(cell) in ("solution", "manual"):
-            mine = [(r, True) for r in _regions(cell.source)]
-            mine += [(ln, False) for ln in _solution_lines(cell.source) if len(ln) >= 30]
-            pieces.append((grade_id(cell), mine))
-    return {"name": f"{path.parent.name}/{path.stem}", "public": public, "pieces": pieces}
 
 
 def answer_ids(source: NotebookNode) -> dict[str, list[str]]:

@@ -21,6 +21,7 @@ from nbformat import NotebookNode
 
 from autograder.authoring import template
 from autograder.authoring.hints import in_cell
+from autograder.learner.parsed import kept
 from autograder.pipeline.cells import grade_id, kind, points, topics
 
 FOLLOW_UP = "**Follow-up.**"
@@ -214,35 +215,11 @@ def of_notebook(path: Path) -> list[Exercise]:
     return out
 
 
-def _cached(path: Path, what: str, compute):
-    """`compute(path)`, kept on disk in the course's cache under a hash of the source's bytes: a catalogue of
-    the whole course costs seconds to parse and milliseconds to load."""
-    import hashlib
-    import os
-    import pickle
-
-    from autograder.course import CACHE_DIR
-
-    data = Path(path).read_bytes()
-    key = hashlib.sha256(data + what.encode()).hexdigest()[:24]
-    file = CACHE_DIR / "exercises" / f"{Path(path).parent.name}__{Path(path).stem}__{what}__{key}.pickle"
-    try:
-        return pickle.loads(file.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        pass
-    value = compute(path)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(pickle.dumps(value))
-    os.replace(tmp, file)
-    return value
-
-
 @functools.lru_cache(maxsize=8)
 def _catalogue(source_dir: str, tier: str | None) -> tuple[Exercise, ...]:
     from autograder.course import source_notebooks
 
-    return tuple(ex for p in source_notebooks(tier) for ex in _cached(p, "exercises", of_notebook))
+    return tuple(ex for p in source_notebooks(tier) for ex in kept(p, "exercises", of_notebook))
 
 
 def catalogue(tier: str | None = None) -> list[Exercise]:
@@ -262,17 +239,3 @@ def by_key(keys: list[str]) -> list[Exercise]:
         raise GradingInputError(f"no such exercise in the course: {', '.join(missing)}")
     return [known[k] for k in keys]
 
-
-def answers_by_test(raw: dict) -> dict[str, list[str]]:
-    """Test grade_id -> the sources of the answer cells before it, from a notebook as JSON (a learner's file)."""
-    out: dict[str, list[str]] = {}
-    pending: list[str] = []
-    for cell in raw.get("cells", []):
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        src = cell.get("source", "")
-        src = "".join(src) if isinstance(src, list) else str(src)
-        if meta.get("solution") and not meta.get("grade"):
-            pending.append(src)
-        elif meta.get("grade") and not meta.get("solution"):
-            out[meta.get("grade_id", "")], pending = pending, []
-    return out

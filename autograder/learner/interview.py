@@ -18,6 +18,7 @@ from pathlib import Path
 
 from autograder.course import GradingInputError, syllabus
 from autograder.learner import compose
+from autograder.learner.leaks import leaks
 from autograder.learner.exercises import Exercise, catalogue
 
 # Minutes an interviewer gives one exercise of a level (with its follow-up).
@@ -130,7 +131,7 @@ def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] |
     source = compose.compose(exercises, header(level, minutes, exercises, started, seed), "interview",
                              hints=False, finish=True)
     learner = compose.student_version(source, ident, "interview")
-    problems = compose.leaks(learner)
+    problems = leaks(learner)
     if problems:
         raise GradingInputError("the composed interview would give answers away: " + "; ".join(problems))
     meta = {"id": ident, "mode": "interview", "level": level, "minutes": minutes, "seed": seed,

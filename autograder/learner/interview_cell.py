@@ -44,7 +44,8 @@ def card_html(card: dict) -> str:
         f"{'PASS' if r['passed'] else 'FAIL'}</td><td>{r['points']:g}/{r['max_points']:g}</td>"
         f"<td>{e(_mins(r['seconds_to_first_pass']))}</td><td>{r['attempts']}</td></tr>" for r in card["exercises"])
     follow = "".join(
-        f"<details><summary>{e(r['title'])}: follow-up</summary><p>{e(r['follow_up'])}</p>"
+        f"<details><summary>{e(r['title'])}: follow-up</summary>"
+        f"<p>{e(r['follow_up'].replace('**Follow-up.**', '').strip())}</p>"
         f"<p><b>Your answer:</b> {e(r['your_answer'] or '(none)')}</p><p><b>Model answer:</b> "
         f"{e(r['model_answer'])}</p></details>" for r in card["exercises"] if r["follow_up"])
     review = ", ".join(card["topics_to_review"]) or "none"
@@ -80,6 +81,13 @@ def check_this_session(finish: bool = False, session: str | None = None) -> None
         return
     session_info = report.get("session") or {}
     line = session_info.get("time_line", "")
+    # Follow-ups carry no points: one line about them instead of a TODO row each.
+    follow = [m for m in report.get("manual", []) if not m.get("max_points")]
+    report = dict(report, manual=[m for m in report.get("manual", []) if m.get("max_points")])
+    if follow:
+        written = sum(bool(m.get("answered")) for m in follow)
+        note = f"follow-ups answered: {written} of {len(follow)} (their model answers are on the scorecard)"
+        line = f"{line}; {note}" if line else note
     text = selfcheck.render_text(report, None, saved) + (f"\n{line}" if line else "")
     page = selfcheck.render_html(report, None, saved)
     if line:

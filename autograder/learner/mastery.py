@@ -137,8 +137,6 @@ def topic_mastery(entries: list[dict], evs: list[dict] | None = None) -> dict[st
 
 def record_study(tier: str, notebook: str, raw: dict, cells: list[dict]) -> None:
     """Events of one study-mode check: cells as progress entries hold them; answers from the learner's file."""
-    from autograder.learner.exercises import answers_by_test
-
     answers = answers_by_test(raw)
     evs = []
     for c in cells:
@@ -177,3 +175,18 @@ def readable(entries: list[dict], evs: list[dict] | None = None) -> dict:
     rows.sort(key=lambda r: (r["to_go"] == 0, r["mastery"], r["id"]))
     return {"topics": rows, "done": sum(r["to_go"] == 0 for r in rows),
             "untouched": len([t for t in names if t not in started]), "how": WEIGHT_TEXT}
+
+
+def answers_by_test(raw: dict) -> dict[str, list[str]]:
+    """Test grade_id -> the sources of the answer cells before it, from a notebook as JSON (a learner's file)."""
+    out: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for cell in raw.get("cells", []):
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        if meta.get("solution") and not meta.get("grade"):
+            pending.append(src)
+        elif meta.get("grade") and not meta.get("solution"):
+            out[meta.get("grade_id", "")], pending = pending, []
+    return out

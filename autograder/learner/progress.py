@@ -163,18 +163,11 @@ def record(path: Path, report) -> None:
             return
         entry = entry_from_report(ident[0], ident[1], report)
         _store(content_key(raw, ident[2]), entry)
+        from autograder.learner.review import remember_attempts
+
         remember_attempts(raw, entry)
     except (OSError, ValueError):
         pass  # remembering is a convenience; the check itself already answered
-
-
-def remember_attempts(raw: dict, entry: dict) -> None:
-    """A graded study-mode check, for mastery's attempt counts and the review schedule."""
-    from autograder.learner import mastery, review
-
-    mastery.record_study(entry["tier"], entry["notebook"], raw, entry["cells"])
-    passed = [f"{entry['tier']}/{entry['notebook']}/{c['grade_id']}" for c in entry["cells"] if c["passed"]]
-    review.on_study_check(mastery.by_key(), passed)
 
 
 def notebooks_in(work: Path) -> list[Path]:
@@ -202,6 +195,8 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
         except (OSError, ValueError):
             skipped.append(f"{path}: not a readable notebook")
             continue
+        if isinstance(raw, dict) and ((raw.get("metadata") or {}).get("ptlab") or {}).get("composed"):
+            continue  # an interview or a review: the dashboard shows their scorecards and the schedule
         ident = _identify(path, raw) if isinstance(raw, dict) else None
         if ident is None:
             skipped.append(f"{path}: not a notebook of this course")
@@ -221,6 +216,8 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
                 entry = _grade(path, tier, notebook)
                 rechecked += 1
                 if not entry["status"].startswith("cannot grade"):
+                    from autograder.learner.review import remember_attempts
+
                     remember_attempts(raw, entry)
             if not entry["status"].startswith("cannot grade"):
                 _store(key, entry)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from autograder.course import CACHE_DIR, GradingInputError
 from autograder.learner import compose
+from autograder.learner.leaks import leaks
 from autograder.learner.mastery import attempts
 
 START_EF = 2.5
@@ -148,7 +149,7 @@ def start(work: Path, most: int = 5, now: float | None = None, warm: bool = True
         head += "\n\nAlso due, in their own notebooks (reset the answer cell and redo): " + ", ".join(elsewhere)
     source = compose.compose(exercises, head, "review", hints=True, finish=False)
     learner = compose.student_version(source, ident, "review")
-    problems = compose.leaks(learner, allow_hints=True)
+    problems = leaks(learner, allow_hints=True)
     if problems:
         raise GradingInputError("the review notebook would give answers away: " + "; ".join(problems))
     meta = {"id": ident, "mode": "review", "started": now, "keys": [ex.key for ex in exercises],
@@ -193,3 +194,12 @@ def weakest(topics: dict[str, dict], n: int = 3) -> list[tuple[str, float, str |
         best = min(options, default=None)
         out.append((t, m, catalogue()[best[2]].key if best else None))
     return out
+
+
+def remember_attempts(raw: dict, entry: dict) -> None:
+    """A graded study-mode check, for mastery's attempt counts and the review schedule."""
+    from autograder.learner import mastery
+
+    mastery.record_study(entry["tier"], entry["notebook"], raw, entry["cells"])
+    passed = [f"{entry['tier']}/{entry['notebook']}/{c['grade_id']}" for c in entry["cells"] if c["passed"]]
+    on_study_check(mastery.by_key(), passed)

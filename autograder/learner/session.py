@@ -70,7 +70,7 @@ def after_check(path: Path, report, finish: bool = False, now: float | None = No
 
 
 def _answers(raw: dict) -> dict[str, list[str]]:
-    from autograder.learner.exercises import answers_by_test
+    from autograder.learner.mastery import answers_by_test
 
     return answers_by_test(raw)
 
