@@ -141,3 +141,32 @@ def test_review_writes_due_exercises_with_hints_and_its_check_moves_the_schedule
     again = _cli(tmp_path, "check", str(path), "--json")
     assert json.loads((cache / "schedule.json").read_text())[KEY] == state, "once per session"
     assert again.returncode == 0
+
+
+def test_progress_and_the_dashboard_show_due_today_and_past_interviews(tmp_path):
+    from autograder.learner.dashboard import interviews_html, plan_html
+
+    cache = tmp_path / "cache" / "learner"
+    cache.mkdir(parents=True)
+    (cache / "schedule.json").write_text(json.dumps({KEY: {"ef": 2.5, "reps": 1, "interval": 1, "due": "2020-01-01"}}))
+    work = tmp_path / "work"
+    (work / "interviews").mkdir(parents=True)
+    card = {"interview": "interview-x", "level": "mid", "minutes": 45, "started": 1.7e9, "score": 5, "max_score": 7,
+            "fraction": 0.714, "verdict": "pass", "topics_to_review": ["M31"]}
+    (work / "interviews" / "interview-x.scorecard.json").write_text(json.dumps(card))
+    done = _cli(tmp_path, "progress", str(work), "--json", "--png", str(work / "progress.png"))
+    result = json.loads(done.stdout)
+    assert result["review"]["due_today"] == 1
+    assert [r["verdict"] for r in result["interviews"]] == ["pass"]
+    assert (work / "interviews.png").read_bytes()[:4] == b"\x89PNG", "the trend figure"
+    assert "due today: 1" in plan_html(result) and "M31" in interviews_html(result["interviews"])
+    assert "due today: 1" in _cli(tmp_path, "progress", str(work)).stdout
+
+
+def test_the_weakest_topics_point_at_an_exercise_not_passed_yet(state):
+    topics = {"J01": {"earned": 2, "max": 4, "weighted": 0.5}, "J04": {"earned": 4, "max": 4, "weighted": 0.7},
+              "J02": {"earned": 4, "max": 4, "weighted": 1.0}}
+    mastery.append([mastery.event(KEY, "study", True, True, "a")])
+    got = review.weakest(topics)
+    assert [t for t, _, _ in got] == ["J01", "J04"], "weakest first; a topic at full mastery is not weak"
+    assert got[0][2] == "junior/01_tensors_and_memory/ex2_to_numpy_test", "ex1 is passed: ex2 is next"

@@ -16,8 +16,6 @@ import json
 import os
 from pathlib import Path
 
-from autograder.learner.mastery import answer_hash
-
 THRESHOLDS = {"junior": (0.90, 0.75, 0.50), "mid": (0.85, 0.65, 0.45), "senior": (0.80, 0.60, 0.40)}
 VERDICTS = ("strong", "pass", "borderline", "not yet")
 REVIEW_AFTER_ATTEMPTS = 3  # a pass that took this many checks still goes on the list of topics to review
@@ -118,10 +116,6 @@ def render_text(card: dict) -> str:
     if card["topics_to_review"]:
         lines.append("  topics to review: " + ", ".join(card["topics_to_review"]))
     return "\n".join(lines)
-
-
-def digest(answer_sources: list[str]) -> str:
-    return answer_hash(answer_sources)
 
 
 def summary_rows(cards: list[dict]) -> list[dict]:
