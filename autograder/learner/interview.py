@@ -102,12 +102,15 @@ def _clock(t: float) -> str:
     return time.strftime("%H:%M %Z", time.localtime(t))
 
 
-def header(level: str, minutes: int, exercises: list[Exercise], started: float, seed: int) -> str:
+def header(level: str, minutes: int, exercises: list[Exercise], started: float | None, seed: int) -> str:
+    """The first cell. The composed source's has no times (grading never reads this cell, and the reference
+    run is cached under the source's bytes); the learner's says when the clock started and when it stops."""
     pts = sum(ex.points for ex in exercises)
+    clock = "" if started is None else (
+        f"**Started** {time.strftime('%Y-%m-%d', time.localtime(started))} at {_clock(started)}. "
+        f"**Deadline** {_clock(started + minutes * 60)}. ")
     return (f"# Mock interview: {level}, {minutes} minutes\n\n"
-            f"**Started** {time.strftime('%Y-%m-%d', time.localtime(started))} at {_clock(started)}. "
-            f"**Deadline** {_clock(started + minutes * 60)}. {len(exercises)} exercise(s), {pts:g} points "
-            f"(seed {seed}).\n\n"
+            f"{clock}{len(exercises)} exercise(s), {pts:g} points (seed {seed}).\n\n"
             "**Rules.** Work as in an interview: this notebook has no hints and no reference solutions, and the "
             "course notebooks stay closed (PyTorch's documentation is fair game, as most interviewers allow). "
             "Write each answer in its answer cell; the visible tests under it show the basics, the check at the "
@@ -121,32 +124,35 @@ def header(level: str, minutes: int, exercises: list[Exercise], started: float, 
 
 def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] | None = None,
           seed: int | None = None, count: int | None = None, warm: bool = True, log=print) -> Path:
-    """Compose and write an interview notebook; returns its path. `warm`: run the reference now, so that the
-    first check is as fast as the later ones."""
+    """Compose and write an interview notebook; returns its path. `warm`: run the reference first, so that the
+    first check is as fast as the later ones; the clock starts when the notebook is written, after that."""
     t0 = time.perf_counter()
     seed = seed if seed is not None else random.SystemRandom().randrange(10_000)
     exercises = draw(level, minutes, topics, seed, count)
     ident = compose.new_id("interview")
-    started = time.time()
-    source = compose.compose(exercises, header(level, minutes, exercises, started, seed), "interview",
+    source = compose.compose(exercises, header(level, minutes, exercises, None, seed), "interview",
                              hints=False, finish=True)
     learner = compose.student_version(source, ident, "interview")
     problems = leaks(learner)
     if problems:
         raise GradingInputError("the composed interview would give answers away: " + "; ".join(problems))
-    meta = {"id": ident, "mode": "interview", "level": level, "minutes": minutes, "seed": seed,
-            "topics": topics or [], "started": started, "deadline": started + minutes * 60,
-            "keys": [ex.key for ex in exercises], "exercises": compose.describe(exercises, source), "checks": []}
     target = Path(work) / INTERVIEW_DIR / f"{ident}.ipynb"
-    meta["notebook"] = str(target)
+    meta = {"id": ident, "mode": "interview", "level": level, "minutes": minutes, "seed": seed,
+            "topics": topics or [], "keys": [ex.key for ex in exercises],
+            "exercises": compose.describe(exercises, source), "checks": [], "notebook": str(target)}
     src_path = compose.store(ident, source, meta)
-    compose.write(learner, target)
-    log(f"interview: {target} ({len(exercises)} exercise(s): {', '.join(ex.key for ex in exercises)}); "
-        f"composed in {time.perf_counter() - t0:.1f} s; deadline {_clock(meta['deadline'])}")
+    composed = time.perf_counter() - t0
     if warm:
         from autograder.pipeline import expected
         from autograder.pipeline.cells import read
 
-        log("interview: preparing the grader's expectations for this interview (once) ...")
+        log("interview: preparing the grader's expectations for this interview (once, before the clock starts)")
         expected.Reference(src_path).reports(read(src_path))
+    started = time.time()
+    meta.update(started=started, deadline=started + minutes * 60)
+    compose.save_meta(ident, meta)
+    learner.cells[0].source = header(level, minutes, exercises, started, seed)
+    compose.write(learner, target)
+    log(f"interview: {target} ({len(exercises)} exercise(s): {', '.join(ex.key for ex in exercises)}); "
+        f"composed in {composed:.1f} s; deadline {_clock(meta['deadline'])}")
     return target
