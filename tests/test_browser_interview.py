@@ -84,3 +84,18 @@ def _interview(lab, page):
     card.scroll_into_view_if_needed()
     shot(page, "scorecard")
     assert path.with_suffix(".scorecard.json").exists()
+
+    # the dashboard: the interview in its table, the review queue, the trend figure
+    from autograder.learner.dashboard import write_dashboard
+
+    write_dashboard(path.parent.parent)
+    open_notebook(page, url, "00_progress.ipynb")
+    board = panel(page, "Your progress")
+    run_cell(page, board, 1)
+    table = board.locator(".ptlab-interviews")
+    table.wait_for(timeout=240_000)
+    assert "borderline" in table.inner_text() and "junior" in table.inner_text()
+    assert "due today:" in board.locator(".ptlab-due").inner_text()
+    board.locator("img").last.wait_for(timeout=30_000)
+    table.scroll_into_view_if_needed()
+    shot(page, "dashboard-interviews")

@@ -187,9 +187,15 @@ def test_a_tampered_interview_is_graded_from_its_composed_source(session):
     meta_file = tmp / "cache" / "composed" / f"{ident}.json"
     meta = json.loads(meta_file.read_text())
     meta["deadline"] = time.time() - 125
+    meta.pop("finished", None)  # as if the solved copy above had not ended it
     meta_file.write_text(json.dumps(meta))
     report, code = _check(tmp, tampered)
     assert report["score"] == 0 and report["max_score"] == sum(ex["points"] for ex in meta["exercises"])
     assert any("restored from the source" in n for n in report["notes"])
     assert any("restored" in n and "missing" in n for n in report["notes"])
     assert report["session"]["time_line"].startswith("over time by 2 min")
+    card = report["session"]["card"]
+    assert card["score"] == card["max_score"] and card["checks_over_time"] == 1, \
+        "the scorecard counts the checks before the deadline (the solved copy's), not this late one"
+    later, _ = _check(tmp, tampered)
+    assert later["session"]["time_line"].startswith("finished at")

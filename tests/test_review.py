@@ -101,6 +101,13 @@ def test_mastery_weighs_first_try_and_interview_passes_above_many_attempts(state
     assert view["topics"][0]["status"] == "1 cell to go" and view["topics"][1]["status"] == "done"
     assert view["topics"][0]["title"] and view["topics"][0]["mastery"] == pytest.approx(0.5)
     assert view["untouched"] > 80 and "weighted by how the pass came" in view["how"]
+    # an interview pass of a cell whose notebook is not started counts in full and shows its topic
+    idle = {"tier": "junior", "notebook": "02_autograd_basics", "status": "not started", "cells": [
+        {"grade_id": "ex1_graph_predict_test", "points": 0, "max_points": 2, "passed": False, "topics": ["J05"]},
+        {"grade_id": "ex2_manual_grads_test", "points": 0, "max_points": 2, "passed": False, "topics": ["J05"]}]}
+    evs.append(mastery.event("junior/02_autograd_basics/ex1_graph_predict_test", "interview", True, True, "q"))
+    j05 = {r["id"]: r for r in mastery.readable(entries + [idle], evs)["topics"]}["J05"]
+    assert j05["mastery"] == pytest.approx(0.5) and j05["status"] == "1 cell to go", j05
 
 
 def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:

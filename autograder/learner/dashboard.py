@@ -15,8 +15,9 @@ DASHBOARD_INTRO = """# Your progress
 
 Run the cell below: it grades every notebook in this folder that changed since its last check (saved files
 only; the self-check at the end of each notebook records its result here too), then shows each notebook's
-score, the cells still failing, and how much of each syllabus topic you have mastered. Grading happens in a
-separate, sandboxed process: this kernel never sees a hidden test. From a terminal: `make progress`."""
+score, the cells still failing, and how much of each syllabus topic you have mastered, what is due for review
+today and your past mock interviews. Grading happens in a separate, sandboxed process: this kernel never sees
+a hidden test. From a terminal: `make progress`, `make review`, `make interview LEVEL=mid MINUTES=45`."""
 
 DASHBOARD_CODE = """import importlib.util
 

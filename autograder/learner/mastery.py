@@ -13,8 +13,8 @@ says how the pass came:
     passed on the third or fourth attempt                 0.7
     passed after more attempts                            0.5
 
-(a cell passing now with no recorded history counts as a first attempt). `WEIGHT_TEXT` is what the
-dashboard prints.
+(a cell passing now with no recorded history counts as a first attempt; a cell passed in an interview counts
+in full even where its notebook's copy does not pass). `WEIGHT_TEXT` is what the dashboard prints.
 """
 
 from __future__ import annotations
@@ -115,21 +115,30 @@ def passed_keys(evs: list[dict] | None = None) -> set[str]:
     return {e["key"] for e in (evs if evs is not None else events()) if e.get("passed")}
 
 
+def interview_passes(evs: list[dict]) -> set[str]:
+    return {e["key"] for e in evs if e.get("mode") == "interview" and e.get("passed")}
+
+
 def topic_mastery(entries: list[dict], evs: list[dict] | None = None) -> dict[str, dict]:
-    """Topic -> {earned, max, weighted}: `weighted` is the mastery the dashboard shows (0..1)."""
+    """Topic -> {earned, max, weighted}: `weighted` is the mastery the dashboard shows (0..1). A cell passed in an
+    interview counts in full even where its own notebook's copy does not pass (yet)."""
+    evs = events() if evs is None else evs
     w = weights(evs)
+    interviewed = interview_passes(evs)
     topics: dict[str, dict] = {}
     for e in entries:
         for c in e["cells"]:
             if c["passed"] is None:
                 continue  # written answers wait for a person: not a failure, not yet a mastery
             key = f"{e['tier']}/{e['notebook']}/{c['grade_id']}"
-            factor = (w.get(key) or 1.0) if c["passed"] else 0.0
+            credit = c["points"] * (w.get(key) or 1.0) if c["passed"] else 0.0
+            if key in interviewed:
+                credit = c["max_points"]
             for t in c.get("topics", []):
                 got = topics.setdefault(t, {"earned": 0.0, "max": 0.0, "credit": 0.0})
                 got["earned"] += c["points"]
                 got["max"] += c["max_points"]
-                got["credit"] += c["points"] * factor
+                got["credit"] += credit
     for v in topics.values():
         v["weighted"] = round(v.pop("credit") / v["max"], 4) if v["max"] else 0.0
     return topics
@@ -157,15 +166,18 @@ def readable(entries: list[dict], evs: list[dict] | None = None) -> dict:
     from autograder.course import syllabus
 
     names = syllabus()
+    evs = events() if evs is None else evs
     weighted = topic_mastery(entries, evs)
-    started = {t for e in entries if e["status"] != "not started" for c in e["cells"] for t in c.get("topics", [])}
-    to_go: dict[str, int] = {}
+    tried = {e["key"] for e in evs if e.get("mode") == "interview"}
+    passed = interview_passes(evs)
+    started = {t for e in entries for c in e["cells"] for t in c.get("topics", [])
+               if e["status"] != "not started" or f"{e['tier']}/{e['notebook']}/{c['grade_id']}" in tried}
+    to_go: dict[str, int] = {}  # over every notebook, as mastery's points are: "done" means all of it
     for e in entries:
-        if e["status"] == "not started":
-            continue
         for c in e["cells"]:
+            missing = c["passed"] is False and f"{e['tier']}/{e['notebook']}/{c['grade_id']}" not in passed
             for t in c.get("topics", []):
-                to_go[t] = to_go.get(t, 0) + (c["passed"] is False)
+                to_go[t] = to_go.get(t, 0) + missing
     rows = []
     for t in sorted(started & set(weighted)):
         v, n = weighted[t], to_go.get(t, 0)

@@ -23,6 +23,9 @@ def _span(seconds: float) -> str:
 def time_line(meta: dict, now: float) -> str:
     left = meta["deadline"] - now
     at = time.strftime("%H:%M", time.localtime(meta["deadline"]))
+    if meta.get("finished") and meta["finished"] < now:
+        done = time.strftime("%H:%M", time.localtime(meta["finished"]))
+        return f"finished at {done}: this check does not count for the scorecard"
     if left >= 0:
         return f"time left: {_span(left)} (deadline {at})"
     return f"over time by {_span(left)} (deadline {at}): this check does not count for the scorecard"
@@ -47,8 +50,8 @@ def after_check(path: Path, report, finish: bool = False, now: float | None = No
              "answers": {g: mastery.answer_hash(answers.get(g, [])) for g in tests}}
     out: dict = {"mode": meta["mode"], "id": ident}
     if meta["mode"] == "interview":
-        check["over_time"] = now > meta["deadline"]
         out["time_line"] = time_line(meta, now)
+        check["over_time"] = now > meta["deadline"] or bool(meta.get("finished"))
     meta.setdefault("checks", []).append(check)
     if not check.get("over_time"):
         mastery.append([mastery.event(ex["key"], meta["mode"], check["tests"].get(ex["test"], False),
@@ -56,10 +59,11 @@ def after_check(path: Path, report, finish: bool = False, now: float | None = No
                                       ident) for ex in meta["exercises"]])
     if meta["mode"] == "review":
         _review_step(meta, now)
-    elif finish or check.get("over_time"):
+    elif finish or check.get("over_time"):  # the end; once ended, the scorecard stays as it was then
         first_end = not meta.get("finished")
-        meta["finished"] = meta.get("finished") or now
-        card = scorecard.build(meta, scorecard.follow_up_texts(raw))
+        if first_end:  # follow-ups written after the end do not count either
+            meta["finished"], meta["follow_ups"] = now, scorecard.follow_up_texts(raw)
+        card = scorecard.build(meta, meta.get("follow_ups") or {})
         out["scorecard"] = str(scorecard.save(card, path))
         out["card"] = card
         if first_end:
