@@ -171,9 +171,9 @@ def test_progress_and_the_dashboard_show_due_today_and_past_interviews(tmp_path)
 
 
 def test_the_weakest_topics_point_at_an_exercise_not_passed_yet(state):
-    topics = {"J01": {"earned": 2, "max": 4, "weighted": 0.5}, "J04": {"earned": 4, "max": 4, "weighted": 0.7},
-              "J02": {"earned": 4, "max": 4, "weighted": 1.0}}
+    topics = [{"id": "J04", "mastery": 0.7, "to_go": 1}, {"id": "J01", "mastery": 0.5, "to_go": 1},
+              {"id": "J02", "mastery": 0.8, "to_go": 0}]
     mastery.append([mastery.event(KEY, "study", True, True, "a")])
     got = review.weakest(topics)
-    assert [t for t, _, _ in got] == ["J01", "J04"], "weakest first; a topic at full mastery is not weak"
+    assert [t for t, _, _ in got] == ["J01", "J04"], "weakest first; a topic with nothing to go is not weak"
     assert got[0][2] == "junior/01_tensors_and_memory/ex2_to_numpy_test", "ex1 is passed: ex2 is next"

@@ -139,7 +139,8 @@ def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
 
 def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
-    result = dict(summary(entries), **study_plan(work, result_topics(entries)))
+    result = summary(entries)
+    result.update(study_plan(work, result["mastery"]["topics"]))
     if png is not None:
         draw(result, png, started_topics(entries))
         if result["interviews"]:
@@ -150,13 +151,7 @@ def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     return 0
 
 
-def result_topics(entries: list[dict]) -> dict:
-    from autograder.learner.mastery import topic_mastery
-
-    return topic_mastery(entries)
-
-
-def study_plan(work: Path, topics: dict) -> dict:
+def study_plan(work: Path, topics: list[dict]) -> dict:
     """Past interviews (their scorecards under work/interviews/) and the review queue: due today, and the
     three weakest topics with the exercise to do next."""
     from autograder.course import syllabus

@@ -178,23 +178,22 @@ def by_key_lenient(keys: list[str], by_key) -> list:
     return out
 
 
-def weakest(topics: dict[str, dict], n: int = 3) -> list[tuple[str, float, str | None]]:
-    """(topic, mastery, the exercise to do next) for the n weakest topics the learner has started."""
+def weakest(rows: list[dict], n: int = 3) -> list[tuple[str, float, str | None]]:
+    """(topic, mastery, the exercise to do next) for the n weakest topics in progress: `rows` as
+    mastery.readable gives them (started topics with cells still to go)."""
     from autograder.learner.exercises import catalogue
     from autograder.learner.mastery import passed_keys
 
-    started = [(t, v["weighted"]) for t, v in topics.items() if v["max"] and v["weighted"] < 1.0]
-    started.sort(key=lambda tv: (tv[1], tv[0]))
-    schedule, passed = load(), passed_keys()
+    going = sorted((r for r in rows if r["to_go"]), key=lambda r: (r["mastery"], r["id"]))
+    schedule, passed, course = load(), passed_keys(), catalogue()
     out = []
-    for t, m in started[:n]:
+    for r in going[:n]:
         # Next: an exercise of the topic not passed yet (in course order), else the one due soonest.
         options = [(ex.key in passed, schedule.get(ex.key, {}).get("due", ""), i)
-                   for i, ex in enumerate(catalogue()) if t in ex.topics]
+                   for i, ex in enumerate(course) if r["id"] in ex.topics]
         best = min(options, default=None)
-        out.append((t, m, catalogue()[best[2]].key if best else None))
+        out.append((r["id"], r["mastery"], course[best[2]].key if best else None))
     return out
-
 
 def remember_attempts(raw: dict, entry: dict) -> None:
     """A graded study-mode check, for mastery's attempt counts and the review schedule."""
