@@ -3,8 +3,8 @@
     python -m autograder interview [--level mid] [--minutes 45] [--topics M31,M32 | --topics llm] [--seed 7]
 
 The draw: exercises of the level that stand alone (exercises.py), in notebooks an interview can run on one
-machine; preferring exercises whose topics are not mastered yet (the learner's history, mastery.py) and
-exercises not drawn in the last interviews, then chosen at random by the seed. The same seed on the same
+machine; preferring exercises on topics not mastered yet (the learner's history, mastery.py), then exercises
+not passed, then exercises not drawn in the last interviews, then chosen at random by the seed. The same seed on the same
 history gives the same draw. One notebook under work/interviews/, its composed source in the course's cache
 (compose.py). Each check (`check` on the file, or its check cell) records the time and which exercises passed;
 the scorecard (scorecard.py) is written beside the notebook at the end.
@@ -81,11 +81,15 @@ def draw(level: str | None, minutes: int, topics: list[str] | None, seed: int, c
     per = MINUTES_PER_EXERCISE.get(level or "mid", 15)
     n = min(len(pool), count or max(1, minutes // per))
     recent = {k for m in compose.all_meta("interview")[-RECENT:] for k in m.get("keys", [])}
-    mastered = passed_keys()
+    passed = passed_keys()
+    course = catalogue(level) if level else catalogue()
+    # A topic is mastered once every exercise of it (of the level) has passed somewhere.
+    open_topics = {t for ex in course if ex.key not in passed for t in ex.topics}
     rng = random.Random(seed)
-    # Rank: not mastered before mastered, not recent before recent, then the seed's order; one per notebook
-    # while notebooks are left, so that an interview covers several subjects.
-    order = sorted(pool, key=lambda ex: (ex.key in mastered, ex.key in recent, rng.random()))
+    # Rank: an exercise on a topic not mastered first, then one not passed, then one not drawn recently, then
+    # the seed's order; one per notebook while notebooks are left, so that an interview covers several subjects.
+    order = sorted(pool, key=lambda ex: (not open_topics & set(ex.topics), ex.key in passed, ex.key in recent,
+                                         rng.random()))
     chosen, used = [], set()
     for ex in order:
         if len(chosen) < n and ex.notebook not in used:
