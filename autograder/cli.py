@@ -132,6 +132,10 @@ def cmd_lint(args) -> int:
     from autograder.authoring.lint import lint_paths
 
     problems = lint_paths([Path(p) for p in args.notebooks] or None)
+    if not args.notebooks:  # the whole course: also prove that interviews and reviews give nothing away
+        from autograder.learner.leaks import course_problems
+
+        problems += course_problems()
     for p in problems:
         print(p)
     print(f"lint: {len(problems)} problem(s)" if problems else "lint: ok")
