@@ -177,3 +177,24 @@ def test_the_weakest_topics_point_at_an_exercise_not_passed_yet(state):
     got = review.weakest(topics)
     assert [t for t, _, _ in got] == ["J01", "J04"], "weakest first; a topic with nothing to go is not weak"
     assert got[0][2] == "junior/01_tensors_and_memory/ex2_to_numpy_test", "ex1 is passed: ex2 is next"
+
+
+def test_an_interview_left_past_its_deadline_gets_its_scorecard(state):
+    from autograder.learner import session
+
+    notebook = state / "work" / "interviews" / "interview-20260101-000000-abcdef.ipynb"
+    notebook.parent.mkdir(parents=True)
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}}))
+    ex = {"key": KEY, "title": "t", "test": "j01_ex1_bridge_predict_test", "answers": [], "points": 2,
+          "topics": ["J01"], "follow_up": "", "follow_up_id": None, "model_answer": ""}
+    meta = {"id": "interview-20260101-000000-abcdef", "mode": "interview", "level": "junior", "minutes": 10,
+            "seed": 1, "started": 1000.0, "deadline": 1600.0, "exercises": [ex], "notebook": str(notebook),
+            "checks": [{"at": 1300.0, "elapsed": 300.0, "tests": {ex["test"]: True}, "points": {ex["test"]: 2},
+                        "answered": {ex["test"]: True}, "answers": {ex["test"]: "h"}}]}
+    compose.save_meta(meta["id"], meta)
+    assert session.close_expired(now=1500.0) == [], "before the deadline: still running"
+    (card_path,) = session.close_expired(now=2000.0)
+    card = json.loads(card_path.read_text())
+    assert card["verdict"] == "strong" and card["exercises"][0]["seconds_to_first_pass"] == 300.0
+    assert review.load()[KEY]["last_q"] == 5
+    assert session.close_expired(now=3000.0) == [], "once"

@@ -156,7 +156,9 @@ def study_plan(work: Path, topics: list[dict]) -> dict:
     three weakest topics with the exercise to do next."""
     from autograder.course import syllabus
     from autograder.learner import review, scorecard
+    from autograder.learner.session import close_expired
 
+    close_expired()  # an interview left past its deadline still gets its scorecard
     names = syllabus()
     weakest = [{"id": t, "title": names.get(t, {}).get("title", ""), "mastery": m, "next": nxt}
                for t, m, nxt in review.weakest(topics)]

@@ -91,3 +91,25 @@ def _review_step(meta: dict, now: float) -> None:
             meta.setdefault("scheduled", []).append(ex["key"])
     if results:
         review.update(results, now)
+
+
+def close_expired(now: float | None = None) -> list[Path]:
+    """Interviews whose deadline passed without a check since: ended at their deadline from the checks they
+    had (no grading needed), so that every interview gets its scorecard. Returns the scorecards written."""
+    now = time.time() if now is None else now
+    written = []
+    for meta in compose.all_meta("interview"):
+        if meta.get("finished") or now <= meta.get("deadline", now) or not meta.get("notebook"):
+            continue
+        notebook = Path(meta["notebook"])
+        try:
+            raw = json.loads(notebook.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raw = {}
+        meta["finished"], meta["follow_ups"] = meta["deadline"], scorecard.follow_up_texts(raw)
+        card = scorecard.build(meta, meta["follow_ups"])
+        if notebook.parent.is_dir():
+            written.append(scorecard.save(card, notebook))
+        review.update({r["exercise"]: review.quality(r["attempts"], r["passed"]) for r in card["exercises"]}, now)
+        compose.save_meta(meta["id"], meta)
+    return written
