@@ -133,7 +133,7 @@ def cmd_lint(args) -> int:
 
     problems = lint_paths([Path(p) for p in args.notebooks] or None)
     if not args.notebooks:  # the whole course: also prove that interviews and reviews give nothing away
-        from autograder.learner.leaks import course_problems
+        from autograder.learner.interview import course_problems
 
         problems += course_problems()
     for p in problems:

@@ -203,4 +203,4 @@ def test_a_tampered_interview_is_graded_from_its_composed_source(session):
 
 def test_the_course_lint_proves_no_interview_or_review_gives_anything_away():
     """`autograder lint` composes every drawable exercise as an interview and as a review and lints both."""
-    assert leaks.course_problems() == []
+    assert interview.course_problems() == []

@@ -160,3 +160,15 @@ def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] |
     log(f"interview: {target} ({len(exercises)} exercise(s): {', '.join(ex.key for ex in exercises)}); "
         f"composed in {composed:.1f} s; deadline {_clock(meta['deadline'])}")
     return target
+
+
+def course_problems() -> list[str]:
+    """`autograder lint`'s proof for interviews and reviews: every exercise an interview may draw, composed
+    into one notebook as an interview (no hints) and as a review (with hints), gives nothing away."""
+    drawable = candidates(None, None)
+    found = []
+    for mode, hints in (("interview", False), ("review", True)):
+        source = compose.compose(drawable, "# lint", mode, hints=hints, finish=mode == "interview")
+        learner = compose.student_version(source, f"{mode}-00000000-000000-000000", mode)
+        found += [f"{mode} notebooks: {p}" for p in leaks(learner, allow_hints=hints)]
+    return found

@@ -81,17 +81,3 @@ def _secrets(path: Path) -> dict:
             pieces.append((grade_id(cell), mine))
     return {"name": f"{path.parent.name}/{path.stem}", "public": public, "pieces": pieces}
 
-
-def course_problems() -> list[str]:
-    """`autograder lint`'s proof for interviews and reviews: every exercise an interview may draw, composed
-    into one notebook as an interview (no hints) and as a review (with hints), gives nothing away."""
-    from autograder.learner import compose
-    from autograder.learner.interview import candidates
-
-    drawable = candidates(None, None)
-    found = []
-    for mode, hints in (("interview", False), ("review", True)):
-        source = compose.compose(drawable, "# lint", mode, hints=hints, finish=mode == "interview")
-        learner = compose.student_version(source, f"{mode}-00000000-000000-000000", mode)
-        found += [f"{mode} notebooks: {p}" for p in leaks(learner, allow_hints=hints)]
-    return found
