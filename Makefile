@@ -69,6 +69,13 @@ test: setup setup-triton ## lint, unit tests, the grading contract of every note
 	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -q -p no:cacheprovider \
 	  --nbval-lax tests notebooks
 
+interview: setup ## a mock interview: make interview LEVEL=mid MINUTES=45 [TOPICS=llm|M31,M32] [SEED=7] (work/interviews/)
+	@$(PY) -m autograder interview --level $(if $(LEVEL),$(LEVEL),mid) --minutes $(if $(MINUTES),$(MINUTES),45) \
+	  $(if $(TOPICS),--topics "$(TOPICS)") $(if $(SEED),--seed $(SEED))
+
+review: setup ## the exercises due for review today, blank, with hints (work/review/)
+	@$(PY) -m autograder review
+
 check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
 	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }
 	@$(PY) -m autograder check "$(NB)"
@@ -98,4 +105,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab progress test check grade teach ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab progress test check grade teach interview review ci-cpu ci-cuda bench hooks lint

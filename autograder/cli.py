@@ -1,4 +1,4 @@
-"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}.
+"""python -m autograder {check,progress,interview,review,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}.
 
 Long because every verb's arguments are parsed here and nowhere else; each verb's work lives in its module.
 """
@@ -38,13 +38,48 @@ def cmd_check(args) -> int:
         from autograder.learner.progress import record
 
         record(Path(args.notebook), report)
+    from autograder.learner.session import after_check
+
+    session = after_check(Path(args.notebook), report, finish=args.finish)
     if args.format == "github-classroom":
         from autograder.classroom import github_classroom, verdicts
 
         print(github_classroom.encode(github_classroom.runner_result(verdicts.from_report(report, Path(report.source).stem))))
+        return 0 if report.score >= report.max_score else 1
+    if args.json:
+        print(json.dumps(dict(report.to_json(), session=session)) if session else report_json(report))
     else:
-        print(report_json(report) if args.json else render_table(report))
+        print(render_table(report))
+        if session:
+            from autograder.learner.scorecard import render_text
+
+            print(f"  {session.get('time_line', '')}" if session.get("time_line") else "", end="")
+            print(("\n\n" + render_text(session["card"]) + f"\n  scorecard: {session['scorecard']}")
+                  if session.get("card") else "")
     return 0 if report.score >= report.max_score else 1
+
+
+def cmd_interview(args) -> int:
+    from autograder.learner.interview import start
+
+    try:
+        topics = [t for t in (args.topics or "").replace(" ", ",").split(",") if t]
+        start(Path(args.dir), args.level, args.minutes, topics, args.seed, args.count, warm=not args.no_warm)
+    except GradingInputError as e:
+        print(f"interview: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_review(args) -> int:
+    from autograder.learner.review import start
+
+    try:
+        start(Path(args.dir), args.max, warm=not args.no_warm)
+    except GradingInputError as e:
+        print(f"review: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _progress_lines(event: dict) -> None:
@@ -123,6 +158,10 @@ def cmd_lint(args) -> int:
     from autograder.authoring.lint import lint_paths
 
     problems = lint_paths([Path(p) for p in args.notebooks] or None)
+    if not args.notebooks:  # the whole course: also prove that interviews and reviews give nothing away
+        from autograder.learner.interview import course_problems
+
+        problems += course_problems()
     for p in problems:
         print(p)
     print(f"lint: {len(problems)} problem(s)" if problems else "lint: ok")
@@ -247,7 +286,25 @@ def main(argv: list[str] | None = None) -> int:
                    help="github-classroom: the base64 runner result GitHub Classroom's autograding reporter reads")
     p.add_argument("--progress", action="store_true",
                    help="report each cell as it starts: lines 'ptlab-progress {json}' on stderr")
+    p.add_argument("--finish", action="store_true", help="an interview: end it and write the scorecard")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("interview", help="a mock interview: drawn exercises, no hints, a deadline (work/interviews/)")
+    p.add_argument("--level", choices=["junior", "mid", "senior"], default="mid")
+    p.add_argument("--minutes", type=int, default=45)
+    p.add_argument("--topics", default="", help="syllabus ids (M31,M32) or a track: llm, vision, training, "
+                                                "fundamentals")
+    p.add_argument("--seed", type=int, default=None, help="the same seed (and history) draws the same exercises")
+    p.add_argument("--count", type=int, default=None, help="number of exercises (default: from --minutes)")
+    p.add_argument("--dir", default="work")
+    p.add_argument("--no-warm", action="store_true", help="do not run the reference now (the first check will)")
+    p.set_defaults(func=cmd_interview)
+
+    p = sub.add_parser("review", help="the exercises due for review today, blank, with hints (work/review/)")
+    p.add_argument("--max", type=int, default=5)
+    p.add_argument("--dir", default="work")
+    p.add_argument("--no-warm", action="store_true", help="do not run the reference now (the first check will)")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
     p.add_argument("dir", nargs="?", default="work")

@@ -9,6 +9,7 @@
    `nbgrader autograde` on the same synthetic class, side by side in one run (target: at least 2.5x on 2
    cores), and through a local Dask scheduler with 1 and 2 worker processes;
 4. with --suite: the test suite (`make test`'s pytest session), seconds per notebook;
+5. a mock interview: composing it, its check against the self-checks of its notebooks (ci/bench_interview.py);
 then one short table of all of it.
 
     python ci/bench.py [--tier junior] [--students 10] [--skip-curriculum] [--baseline-students N] [--suite]
@@ -207,6 +208,7 @@ def main() -> int:
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--skip-cluster", action="store_true")
     ap.add_argument("--suite", action="store_true", help="also time the test suite (about 12 min)")
+    ap.add_argument("--skip-interview", action="store_true", help="skip composing and checking a mock interview")
     args = ap.parse_args()
     table: list[tuple[str, str]] = []
     notebooks = [p for t in (args.tier or ["junior", "mid", "senior"]) for p in source_notebooks(t)]
@@ -237,6 +239,11 @@ def main() -> int:
         table.append(("progress, nothing changed", f"{unchanged:.1f} s"))
         table.append(("progress, one notebook changed / its check", f"{one:.1f} s / {check:.1f} s"))
         print()
+
+    if not args.skip_interview:
+        from ci.bench_interview import interview_rows
+
+        table += interview_rows()
 
     tier = args.class_tier
     per_student = len(source_notebooks(tier))

@@ -38,7 +38,7 @@ def test_json_shape_scores_and_written_answers(course):
     tmp, _, work, _ = course
     done = progress(tmp, str(work), "--json")
     result = json.loads(done.stdout)
-    assert set(result) == {"notebooks", "topics", "total"}
+    assert set(result) == {"notebooks", "topics", "total", "mastery", "interviews", "review"}
     (nb,) = result["notebooks"]
     assert set(nb) == {"tier", "notebook", "score", "max_score", "status", "checked_at", "cells"}
     assert (nb["tier"], nb["notebook"], nb["score"], nb["max_score"], nb["status"]) == ("junior", "01_tiny", 2, 5, "ok")
@@ -59,6 +59,9 @@ def test_text_output_shows_failing_cells_awaiting_answers_and_weak_topics(course
     assert "FAIL ex2_square_test" in out
     assert "TODO ex3_explain: written answer" in out and "FAIL ex3_explain" not in out
     assert "J02  0/3" in out
+    # topics by name, in progress before done, the status in words (issue 24, item 5)
+    assert "1 cell to go" in out and out.index("J02  0/3") < out.index("done: 1 topic")
+    assert "Tensors vs NumPy arrays" not in out.split("done:")[0] and "weighted by how the pass came" in out
 
 
 def test_second_call_rechecks_nothing_and_a_change_rechecks_only_that_notebook(course):

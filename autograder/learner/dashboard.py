@@ -15,8 +15,9 @@ DASHBOARD_INTRO = """# Your progress
 
 Run the cell below: it grades every notebook in this folder that changed since its last check (saved files
 only; the self-check at the end of each notebook records its result here too), then shows each notebook's
-score, the cells still failing, and how much of each syllabus topic you have mastered. Grading happens in a
-separate, sandboxed process: this kernel never sees a hidden test. From a terminal: `make progress`."""
+score, the cells still failing, and how much of each syllabus topic you have mastered, what is due for review
+today and your past mock interviews. Grading happens in a separate, sandboxed process: this kernel never sees
+a hidden test. From a terminal: `make progress`, `make review`, `make interview LEVEL=mid MINUTES=45`."""
 
 DASHBOARD_CODE = """import importlib.util
 
@@ -91,9 +92,65 @@ def show(work: Path | None = None) -> None:
     total = result["total"]
     table = ("<div class='ptlab-progress'><table><thead><tr><th>tier</th><th>notebook</th><th>score</th>"
              "<th>status</th><th style='text-align:left'>cells</th></tr></thead><tbody>" + "".join(rows) +
-             f"</tbody></table><p><b>total {total['score']:g}/{total['max_score']:g}</b></p></div>")
+             f"</tbody></table><p><b>total {total['score']:g}/{total['max_score']:g}</b></p>"
+             + plan_html(result) + mastery_html(result.get("mastery")) + interviews_html(result.get("interviews"))
+             + "</div>")
     text = "\n".join(f"{n['tier']}/{n['notebook']}: {n['score']:g}/{n['max_score']:g} {n['status']}"
                      for n in result["notebooks"])
-    handle.update({"text/plain": text, "text/html": table}, raw=True)
+    from autograder.isolation.sanitize import clean_html
+
+    handle.update({"text/plain": text, "text/html": clean_html(table)}, raw=True)
     if png.exists():
         display(Image(filename=str(png)))
+    trend = png.with_name("interviews.png")
+    if result.get("interviews") and trend.exists():
+        display(Image(filename=str(trend)))
+
+
+def plan_html(result: dict) -> str:
+    """Due today, and the three weakest topics with the exercise to do next."""
+    import html
+
+    review = result.get("review") or {}
+    if not review:
+        return ""
+    e = html.escape
+    weak = "".join(f"<li>{e(w['title'] or w['id'])} ({e(w['id'])}, mastery {w['mastery']:.0%}): next "
+                   f"<code>{e(w['next'] or '-')}</code></li>" for w in review.get("weakest", []))
+    return (f"<h3>Review</h3><p class='ptlab-due'><b>due today: {review.get('due_today', 0)}</b> "
+            "(<code>make review</code> writes them into a notebook, with their hints)</p>"
+            + (f"<p>Weakest topics:</p><ol>{weak}</ol>" if weak else ""))
+
+
+def mastery_html(mastery: dict | None) -> str:
+    """Topics by name: in progress weakest first, then done; untouched ones counted; how it is computed."""
+    import html
+
+    if not mastery:
+        return ""
+    e = html.escape
+    rows = "".join(
+        f"<tr><td style='text-align:left'>{e(r['title'])} <small>({e(r['id'])})</small></td>"
+        f"<td>{r['mastery']:.0%}</td><td>{r['earned']:g}/{r['max']:g}</td>"
+        f"<td style='color:{'#1a7f37' if not r['to_go'] else '#9a6700'}'>{e(r['status'])}</td></tr>"
+        for r in mastery["topics"])
+    return ("<h3>Topics</h3><table><thead><tr><th style='text-align:left'>topic</th><th>mastery</th>"
+            f"<th>points</th><th>status</th></tr></thead><tbody>{rows}</tbody></table>"
+            f"<p>Not started yet: {mastery['untouched']} topics. <i>{e(mastery['how'])}</i></p>")
+
+
+def interviews_html(rows: list[dict] | None) -> str:
+    import html
+    import time
+
+    if not rows:
+        return ("<h3>Mock interviews</h3><p>None yet: <code>make interview LEVEL=mid MINUTES=45</code> "
+                "draws one.</p>")
+    e = html.escape
+    body = "".join(
+        f"<tr><td>{e(time.strftime('%Y-%m-%d %H:%M', time.localtime(r['started'])))}</td><td>{e(r['level'])}</td>"
+        f"<td>{r['minutes']} min</td><td>{r['score']:g}/{r['max_score']:g}</td><td><b>{e(r['verdict'])}</b></td>"
+        f"<td style='text-align:left'>{e(', '.join(r['topics_to_review']) or '-')}</td></tr>" for r in rows)
+    return ("<h3>Mock interviews</h3><table class='ptlab-interviews'><thead><tr><th>when</th><th>level</th>"
+            "<th>time</th><th>score</th><th>verdict</th><th style='text-align:left'>topics to review</th></tr>"
+            f"</thead><tbody>{body}</tbody></table>")

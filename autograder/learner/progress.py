@@ -61,6 +61,8 @@ def _identify(path: Path, raw: dict) -> tuple[str, str, Path] | None:
 
     from autograder.pipeline.cells import find_source
 
+    if ((raw.get("metadata") or {}).get("ptlab") or {}).get("composed"):
+        return None  # an interview or a review: its own record (learner/interview.py, review.py)
     try:
         src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
     except GradingInputError:
@@ -159,7 +161,11 @@ def record(path: Path, report) -> None:
         ident = _identify(Path(path), raw)
         if ident is None:
             return
-        _store(content_key(raw, ident[2]), entry_from_report(ident[0], ident[1], report))
+        entry = entry_from_report(ident[0], ident[1], report)
+        _store(content_key(raw, ident[2]), entry)
+        from autograder.learner.review import remember_attempts
+
+        remember_attempts(raw, entry)
     except (OSError, ValueError):
         pass  # remembering is a convenience; the check itself already answered
 
@@ -189,6 +195,8 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
         except (OSError, ValueError):
             skipped.append(f"{path}: not a readable notebook")
             continue
+        if isinstance(raw, dict) and ((raw.get("metadata") or {}).get("ptlab") or {}).get("composed"):
+            continue  # an interview or a review: the dashboard shows their scorecards and the schedule
         ident = _identify(path, raw) if isinstance(raw, dict) else None
         if ident is None:
             skipped.append(f"{path}: not a notebook of this course")
@@ -207,6 +215,10 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
                     log(f"progress: checking {path} ...")
                 entry = _grade(path, tier, notebook)
                 rechecked += 1
+                if not entry["status"].startswith("cannot grade"):
+                    from autograder.learner.review import remember_attempts
+
+                    remember_attempts(raw, entry)
             if not entry["status"].startswith("cannot grade"):
                 _store(key, entry)
         entry = dict(entry, path=str(path))
@@ -225,7 +237,10 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
 
 
 def summary(entries: list[dict]) -> dict:
-    """The object `--json` prints."""
+    """The object `--json` prints: `topics` (points per topic), `mastery` (the readable, weighted view of
+    learner/mastery.py)."""
+    from autograder.learner.mastery import readable
+
     topics: dict[str, dict] = {}
     for e in entries:
         for c in e["cells"]:
@@ -242,4 +257,5 @@ def summary(entries: list[dict]) -> dict:
                                  for c in e["cells"]]} for e in entries],
         "topics": dict(sorted(topics.items())),
         "total": {"score": sum(e["score"] for e in entries), "max_score": sum(e["max_score"] for e in entries)},
+        "mastery": readable(entries),
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from autograder.course import TIERS
@@ -24,8 +25,6 @@ def progress(work: Path = DEFAULT_DIR, png: Path | None = None, log=None) -> dic
 
 
 def render_text(entries: list[dict], skipped: list[str], result: dict) -> str:
-    from autograder.course import syllabus
-
     lines = []
     for tier in TIERS:
         mine = [e for e in entries if e["tier"] == tier]
@@ -33,27 +32,41 @@ def render_text(entries: list[dict], skipped: list[str], result: dict) -> str:
             continue
         lines.append(f"{tier}  {sum(e['score'] for e in mine):g}/{sum(e['max_score'] for e in mine):g}")
         for e in mine:
-            status = "" if e["status"] == "ok" else f"  [{e['status']}]"
-            lines.append(f"  {e['notebook']:<40} {e['score']:g}/{e['max_score']:g}{status}")
             if e["status"] == "not started":
                 continue
+            status = "" if e["status"] == "ok" else f"  [{e['status']}]"
+            lines.append(f"  {e['notebook']:<40} {e['score']:g}/{e['max_score']:g}{status}")
             for c in e["cells"]:
                 if c["passed"] is False:
                     lines.append(f"      FAIL {c['grade_id']}: {c['message']}")
                 elif c["passed"] is None:
                     lines.append(f"      TODO {c['grade_id']}: {c['message']}")
-    names = syllabus()
-    weak = [(t, v) for t, v in result["topics"].items() if v["max"] and v["earned"] < v["max"]]
-    strong = len(result["topics"]) - len(weak)
-    lines.append("")
-    lines.append(f"topics: {strong} of {len(result['topics'])} mastered; still to work on:" if weak
-                 else f"topics: all {len(result['topics'])} mastered")
-    for t, v in sorted(weak, key=lambda tv: tv[1]["earned"] / tv[1]["max"]):
-        lines.append(f"  {t:<4} {v['earned']:g}/{v['max']:g}  {names.get(t, {}).get('title', '')[:70]}")
+        idle = [e["notebook"] for e in mine if e["status"] == "not started"]
+        if idle:
+            lines.append(f"  not started: {len(idle)} notebook{'s' if len(idle) != 1 else ''} "
+                         f"({', '.join(n[:2] for n in idle)})")
+    lines += [""] + topic_lines(result["mastery"])
     lines += [f"skipped {s}" for s in skipped]
     total = result["total"]
     lines += ["", f"total {total['score']:g}/{total['max_score']:g} (autograded cells)"]
     return "\n".join(lines)
+
+
+def topic_lines(mastery: dict) -> list[str]:
+    """Topics by name: in progress weakest first, then done, untouched ones counted (never cut short)."""
+    rows = mastery["topics"]
+    going = [r for r in rows if r["to_go"]]
+    lines = ["topics in progress, weakest first:" if going else "topics: none in progress"]
+    for r in going:
+        lines.append(f"  {r['id']:<4} {r['earned']:g}/{r['max']:g}  mastery {r['mastery']:.0%}  {r['status']}  "
+                     f"{r['title']}")
+    done = [r for r in rows if not r["to_go"]]
+    if done:
+        lines.append(f"done: {len(done)} topic{'s' if len(done) != 1 else ''}")
+        lines += [f"  {r['id']:<4} mastery {r['mastery']:.0%}  {r['title']}" for r in done]
+    lines.append(f"not started yet: {mastery['untouched']} topic{'s' if mastery['untouched'] != 1 else ''}")
+    lines.append(mastery["how"])
+    return lines
 
 
 def started_topics(entries: list[dict]) -> set[str]:
@@ -127,7 +140,39 @@ def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
 def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
     result = summary(entries)
+    result.update(study_plan(work, result["mastery"]["topics"]))
     if png is not None:
         draw(result, png, started_topics(entries))
-    print(json.dumps(result) if as_json else render_text(entries, skipped, result))
+        if result["interviews"]:
+            from autograder.learner.scorecard import draw_trend
+
+            draw_trend(result["interviews"], png.with_name("interviews.png"))
+    print(json.dumps(result) if as_json else render_text(entries, skipped, result) + plan_text(result))
     return 0
+
+
+def study_plan(work: Path, topics: list[dict]) -> dict:
+    """Past interviews (their scorecards under work/interviews/) and the review queue: due today, and the
+    three weakest topics with the exercise to do next."""
+    from autograder.course import syllabus
+    from autograder.learner import review, scorecard
+    from autograder.learner.session import close_expired
+
+    close_expired()  # an interview left past its deadline still gets its scorecard
+    names = syllabus()
+    weakest = [{"id": t, "title": names.get(t, {}).get("title", ""), "mastery": m, "next": nxt}
+               for t, m, nxt in review.weakest(topics)]
+    return {"interviews": scorecard.summary_rows(scorecard.past(work)),
+            "review": {"due_today": len(review.due()), "weakest": weakest}}
+
+
+def plan_text(result: dict) -> str:
+    lines = ["", f"review: due today: {result['review']['due_today']} (make review writes them into a notebook)"]
+    for w in result["review"]["weakest"]:
+        lines.append(f"  weak: {w['id']} {w['title']} (mastery {w['mastery']:.0%}); next: {w['next']}")
+    if result["interviews"]:
+        lines.append("interviews:")
+        for r in result["interviews"]:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started"]))
+            lines.append(f"  {when}  {r['level']:<6} {r['score']:g}/{r['max_score']:g}  {r['verdict']}")
+    return "\n".join(lines)

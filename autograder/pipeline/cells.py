@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
 
-from autograder.course import COURSE, SOURCE_DIR, TIERS, GradingInputError
+from autograder.course import CACHE_DIR, COURSE, SOURCE_DIR, TIERS, GradingInputError
 
 
 def nbg(cell: NotebookNode) -> dict:
@@ -71,8 +72,27 @@ def identity(nb: NotebookNode) -> tuple[str, str] | None:
     return None
 
 
+COMPOSED_ID = re.compile(r"^(interview|review)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
+
+
+def composed_source(nb: NotebookNode) -> Path | None:
+    """An interview's or a review's composed source, kept in the course's cache (learner/compose.py): the only
+    place its tests and metadata are read from. The learner's file only names it."""
+    ident = (nb.get("metadata", {}).get("ptlab") or {}).get("composed")
+    if not isinstance(ident, str) or not COMPOSED_ID.match(ident):
+        return None
+    src = CACHE_DIR / "composed" / f"{ident}.ipynb"
+    if not src.exists():
+        raise GradingInputError(f"this session ({ident}) is not known to this course's cache: nothing to grade "
+                                "it against (was it composed on another machine?)")
+    return src
+
+
 def find_source(path: Path, nb: NotebookNode) -> Path:
     """The source notebook a (possibly renamed) copy came from: its metadata first, its file name second."""
+    composed = composed_source(nb)
+    if composed is not None:
+        return composed
     ident = identity(nb)
     if ident:
         src = SOURCE_DIR / ident[0] / f"{ident[1]}.ipynb"
