@@ -77,7 +77,7 @@ def rows(report: dict, hints: dict[str, int] | None = None) -> list[dict]:
     for t in report.get("tests", []):
         message = t.get("message", "")
         n = (hints or {}).get(t["grade_id"], 0)
-        if not t["passed"] and n:
+        if not t["passed"] and n and not t.get("cause"):  # a cell that raised needs fixing, not a hint
             message += f" (stuck? open Hint 1{'-%d' % n if n > 1 else ''} above the answer cell)"
         out.append({"cell": t["grade_id"], "result": "PASS" if t["passed"] else "FAIL",
                     "points": f"{t['points']:g}/{t['max_points']:g}", "message": message})
