@@ -1,4 +1,4 @@
-"""python -m autograder {check,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
+"""python -m autograder {check,reset,solution,progress,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def cmd_check(args) -> int:
 
     if sandbox.enabled() and shutil.which("unshare"):
         zygote.prestart()  # its imports run while nbgrader's load here
-    from autograder.pipeline.check import grade_notebook, render_table, report_json
+    from autograder.pipeline.check import grade_notebook, render_table
 
     try:
         report = grade_notebook(Path(args.notebook), timeout=args.timeout)
@@ -30,8 +30,43 @@ def cmd_check(args) -> int:
         from autograder.learner.progress import record
 
         record(Path(args.notebook), report)
-    print(report_json(report) if args.json else render_table(report))
+    from autograder.course import SOURCE_DIR
+    from autograder.learner.next_steps import after
+
+    tier, name = Path(report.source).parts[-2:]
+    nexts = after(Path(args.notebook), SOURCE_DIR / tier / name, report.score, report.max_score)
+    if args.json:
+        print(json.dumps(dict(report.to_json(), next=nexts)))
+    else:
+        print(render_table(report) + "".join(f"\n  {line}" for line in nexts))
     return 0 if report.score >= report.max_score else 1
+
+
+def cmd_reset(args) -> int:
+    from autograder.learner.reset import reset
+
+    try:
+        done = reset(Path(args.notebook), args.exercise)
+    except (GradingInputError, ValueError) as e:
+        print(f"reset: {e}", file=sys.stderr)
+        return 2
+    if not done:
+        print(f"reset: no answer cell to reset in {args.notebook}")
+        return 0
+    print(f"reset: blank again: {', '.join(done)} (the file as it was: {args.notebook}.bak). In JupyterLab: "
+          "File > Reload Notebook from Disk")
+    return 0
+
+
+def cmd_solution(args) -> int:
+    from autograder.learner.reveal import Refused, solution
+
+    try:
+        print(solution(Path(args.notebook), args.exercise))
+    except (GradingInputError, ValueError, Refused) as e:
+        print(f"solution: {e}", file=sys.stderr)
+        return 2 if not isinstance(e, Refused) else 1
+    return 0
 
 
 def cmd_progress(args) -> int:
@@ -157,6 +192,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: nbgrader_config.py)")
     p.add_argument("--record", action="store_true", help="also remember the result for `progress`")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("reset", help="put blank answer cells back in a notebook (one exercise with --exercise), "
+                                     "keeping every other cell")
+    p.add_argument("notebook")
+    p.add_argument("--exercise", default=None, help="ex3, its answer cell's id or its test cell's id")
+    p.set_defaults(func=cmd_reset)
+
+    p = sub.add_parser("solution", help="the reference solution of an exercise you have passed, to compare")
+    p.add_argument("notebook")
+    p.add_argument("exercise", help="ex3, its answer cell's id or its test cell's id")
+    p.set_defaults(func=cmd_solution)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
     p.add_argument("dir", nargs="?", default="work")

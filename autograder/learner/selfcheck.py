@@ -94,6 +94,7 @@ def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = 
     lines += [f"fault: {f}" for f in report.get("faults", [])]
     lines += [f"flagged for review: {f}" for f in report.get("flags", [])]
     lines.append(f"score {report['score']:g}/{report['max_score']:g} (autograded cells)")
+    lines += report.get("next", [])  # after full marks: what is next (learner/next_steps.py)
     return "\n".join(lines)
 
 
@@ -112,7 +113,8 @@ def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = 
     return (f"<div class='ptlab-selfcheck'><p><i>{e(saved)}</i></p>"
             "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
             f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
-            f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p></div>")
+            f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p>"
+            + "".join(f"<p>{e(line)}</p>" for line in report.get("next", [])) + "</div>")
 
 
 def check_this_notebook(session: str | None = None) -> dict | None:
