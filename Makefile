@@ -57,6 +57,9 @@ lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton)
 	@echo "lab: your notebooks are in work/; run the last cell of a notebook to check it, 00_progress.ipynb for the map"
 	@$(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
 
+workdir: setup release ## copy the student notebooks into work/, as make lab does, without opening JupyterLab (never overwrites yours): .venv/bin/python -m autograder workdir work
+	@$(PY) -m autograder workdir work
+
 progress: setup ## your progress over work/: scores, failing cells, topic mastery (re-checks only what changed)
 	@$(PY) -m autograder progress $(if $(DIR),$(DIR),work) --png $(if $(DIR),$(DIR),work)/progress.png
 
@@ -96,4 +99,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab progress test check grade ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test check grade ci-cpu ci-cuda bench hooks lint
