@@ -55,7 +55,8 @@ lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton)
 	@$(PY) -m autograder workdir work
 	@$(PY) -m autograder lab-settings >/dev/null
 	@echo "lab: your notebooks are in work/; run the last cell of a notebook to check it, 00_progress.ipynb for the map"
-	@$(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
+	@# PTLAB_CHECK_SERVER: self-checks ask one grader kept ready for the session (autograder/learner/check_server.py)
+	@PTLAB_CHECK_SERVER=1 $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
 
 workdir: setup release ## copy the student notebooks into work/, as make lab does, without opening JupyterLab (never overwrites yours): .venv/bin/python -m autograder workdir work
 	@$(PY) -m autograder workdir work

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -13,33 +12,19 @@ from autograder.course import GradingInputError
 def cmd_check(args) -> int:
     import shutil
 
-    from autograder.isolation import sandbox, zygote
+    from autograder.learner import check_server
 
-    if sandbox.enabled() and shutil.which("unshare"):
-        zygote.prestart()  # its imports run while nbgrader's load here
-    from autograder.pipeline.check import grade_notebook, render_table
+    got = check_server.ask(args.notebook, args.json, args.record, args.timeout) if check_server.wanted() else None
+    if got is None:
+        from autograder.isolation import sandbox, zygote
 
-    try:
-        report = grade_notebook(Path(args.notebook), timeout=args.timeout)
-    except GradingInputError as e:
-        if args.json:
-            print(json.dumps({"notebook": args.notebook, "error": str(e)}))
-        print(f"cannot grade: {e}", file=sys.stderr)
-        return 2
-    if args.record:
-        from autograder.learner.progress import record
-
-        record(Path(args.notebook), report)
-    from autograder.course import SOURCE_DIR
-    from autograder.learner.next_steps import after
-
-    tier, name = Path(report.source).parts[-2:]
-    nexts = after(Path(args.notebook), SOURCE_DIR / tier / name, report.score, report.max_score)
-    if args.json:
-        print(json.dumps(dict(report.to_json(), next=nexts)))
-    else:
-        print(render_table(report) + "".join(f"\n  {line}" for line in nexts))
-    return 0 if report.score >= report.max_score else 1
+        if sandbox.enabled() and shutil.which("unshare"):
+            zygote.prestart()  # its imports run while nbgrader's load here
+        got = check_server.run(args.notebook, args.json, args.record, args.timeout)
+    code, out, err = got
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return code
 
 
 def cmd_reset(args) -> int:
