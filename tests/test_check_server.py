@@ -68,3 +68,31 @@ def test_under_pytest_a_check_never_starts_a_server(tmp_path):
     done = subprocess.run([sys.executable, "-m", "autograder", "check", str(tmp_path / "nothere.ipynb")], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and not (tmp_path / f"ptlab-check-{os.getuid()}").exists()
+
+
+def test_in_the_quiet_after_a_check_the_server_prepares_the_next_notebooks_reference(tmp_path, monkeypatch):
+    from autograder.learner import check_server
+
+    first, second, last = (tmp_path / f"0{i}_nb.ipynb" for i in (1, 2, 3))
+    ran = []
+
+    class Reference:
+        def __init__(self, source):
+            self.source = source
+
+        def cached(self):
+            return {} if self.source in ran else None
+
+        def reports(self, nb):
+            ran.append(self.source)
+
+    monkeypatch.setattr("autograder.course.source_notebooks", lambda: [first, second, last])
+    monkeypatch.setattr("autograder.pipeline.expected.Reference", Reference)
+    monkeypatch.setattr("autograder.pipeline.cells.read", lambda path: None)
+    monkeypatch.setattr(check_server, "_prepared", set())
+    monkeypatch.setattr(check_server, "_graded", [first])
+    assert check_server._upcoming() == second
+    check_server._prepare(second)
+    assert ran == [second] and check_server._upcoming() is None
+    monkeypatch.setattr(check_server, "_graded", [last])
+    assert check_server._upcoming() is None  # the course's last notebook has no next one

@@ -74,6 +74,7 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None) -> tupl
 
         remember(Path(notebook), report)
     tier, name = Path(report.source).parts[-2:]
+    _graded.append(SOURCE_DIR / tier / name)
     nexts = after(Path(notebook), SOURCE_DIR / tier / name, report.score, report.max_score)
     if as_json:
         out = json.dumps(dict(report.to_json(), next=nexts))
@@ -83,6 +84,7 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None) -> tupl
 
 
 _serving = False
+_graded: list[Path] = []  # the sources checked, latest last: the server prepares the next one's reference
 
 
 def _kernels():
@@ -156,6 +158,36 @@ def stop_all() -> int:
 
 # ---- server -------------------------------------------------------------------------------------------
 
+PREPARE_AFTER = 3.0  # seconds of quiet after a check before the next notebook's reference runs
+_prepared: set[Path] = set()
+
+
+def _upcoming() -> Path | None:
+    """The notebook after the last one checked, when its reference reports are not on this machine yet: the
+    learner's first check of it then waits for one run, not two."""
+    if not _graded:
+        return None
+    from autograder.course import source_notebooks
+    from autograder.pipeline.expected import Reference
+
+    order = source_notebooks()
+    if _graded[-1] not in order or order.index(_graded[-1]) + 1 >= len(order):
+        return None
+    following = order[order.index(_graded[-1]) + 1]
+    if following in _prepared or Reference(following).cached() is not None:
+        return None
+    return following
+
+
+def _prepare(source: Path) -> None:
+    from autograder.pipeline.cells import read
+    from autograder.pipeline.expected import Reference
+
+    _prepared.add(source)  # tried once: a reference that fails here fails the learner's check, which says why
+    with contextlib.suppress(Exception):
+        Reference(source).reports(read(source))
+
+
 def _answer(message: dict) -> dict:
     path, as_json, record, timeout = message["argv"]
     code, out, err = run(path, as_json, record, timeout)
@@ -181,12 +213,21 @@ def serve(sock_path: Path) -> None:
     listener.settimeout(IDLE)
     import autograder.pipeline.check  # noqa: F401  (the imports every check needs, before the first one)
 
+    last = time.monotonic()
     try:
         while True:
+            upcoming = _upcoming()
+            listener.settimeout(PREPARE_AFTER if upcoming else max(1.0, IDLE - (time.monotonic() - last)))
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                return
+                if upcoming:
+                    _prepare(upcoming)
+                    continue
+                if time.monotonic() - last >= IDLE:
+                    return
+                continue
+            last = time.monotonic()
             with conn, conn.makefile("rb") as lines:
                 try:
                     message = json.loads(lines.readline() or b"{}")
