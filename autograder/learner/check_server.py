@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -202,6 +203,8 @@ def serve(sock_path: Path) -> None:
     from autograder.isolation import sandbox, warm, zygote
 
     _serving = True
+    # Killed politely (a logout, kill PID): leave as when idle, with the socket, fork server and warm kernel.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
     if sandbox.enabled() and shutil.which("unshare"):
         zygote.prestart()
     warm.enable()
