@@ -58,7 +58,10 @@ lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton)
 	@# The learner's config (nbgrader's instructor tools off) for this launch only; make teach keeps them.
 	@learner=$$($(PY) -m autograder lab-settings --learner-dir) && \
 	  JUPYTER_CONFIG_PATH="$$learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
+	  PTLAB_CHECK_SERVER=1 $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
+
+workdir: setup release ## copy the student notebooks into work/, as make lab does, without opening JupyterLab (never overwrites yours): .venv/bin/python -m autograder workdir work
+	@$(PY) -m autograder workdir work
 
 progress: setup ## your progress over work/: scores, failing cells, topic mastery (re-checks only what changed)
 	@$(PY) -m autograder progress $(if $(DIR),$(DIR),work) --png $(if $(DIR),$(DIR),work)/progress.png
@@ -76,9 +79,15 @@ interview: setup ## a mock interview: make interview LEVEL=mid MINUTES=45 [TOPIC
 review: setup ## the exercises due for review today, blank, with hints (work/review/)
 	@$(PY) -m autograder review
 
+# A graded notebook is a result, not a build failure: make says "Error" for any non-zero exit and can itself exit
+# only 0 or 2, so the target exits 0 for full marks and for "not yet" (its last line says which) and fails (2)
+# only when the file cannot be graded. Scripts read `python -m autograder check`'s own code: 0, 1, 2.
 check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_and_memory.ipynb
 	@test -n "$(NB)" || { echo "usage: make check NB=path/to/notebook.ipynb"; exit 2; }
-	@$(PY) -m autograder check "$(NB)"
+	@code=0; $(PY) -m autograder check "$(NB)" || code=$$?; case $$code in \
+	  0) echo "check: full marks";; \
+	  1) echo "check: not yet full marks (fix the FAIL rows above, then make check again)";; \
+	  *) exit 2;; esac
 
 grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <student>/<tier>/<nb>.ipynb)
 	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
@@ -105,4 +114,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab progress test check grade teach interview review ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda bench hooks lint

@@ -1,4 +1,4 @@
-"""python -m autograder {check,progress,interview,review,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}.
+"""python -m autograder {check,reset,solution,progress,interview,review,grade,lint,release,build,refresh,export,coverage,dashboard,lab-settings}.
 
 Long because every verb's arguments are parsed here and nowhere else; each verb's work lives in its module.
 """
@@ -16,47 +16,65 @@ from autograder.course import GradingInputError
 def cmd_check(args) -> int:
     import shutil
 
-    from autograder.isolation import sandbox, zygote
+    if args.format == "github-classroom":
+        return _check_for_github_classroom(args)
+    from autograder.learner import check_server
 
-    if sandbox.enabled() and shutil.which("unshare"):
-        zygote.prestart()  # its imports run while nbgrader's load here
-    from autograder.pipeline.check import grade_notebook, render_table, report_json
+    options = dict(as_json=args.json, record=args.record, timeout=args.timeout, finish=args.finish)
+    # The server answers in one piece: a check that streams its progress (the self-check cell) runs here.
+    got = (check_server.ask(args.notebook, **options)
+           if check_server.wanted() and not args.progress else None)
+    if got is None:
+        from autograder.isolation import sandbox, zygote
+
+        if sandbox.enabled() and shutil.which("unshare"):
+            zygote.prestart()  # its imports run while nbgrader's load here
+        got = check_server.run(args.notebook, progress=_progress_lines if args.progress else None, **options)
+    code, out, err = got
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return code
+
+
+def _check_for_github_classroom(args) -> int:
+    from autograder.classroom import github_classroom, verdicts
+    from autograder.pipeline.check import grade_notebook
 
     try:
-        report = grade_notebook(Path(args.notebook), timeout=args.timeout,
-                                progress=_progress_lines if args.progress else None)
+        report = grade_notebook(Path(args.notebook), timeout=args.timeout)
     except GradingInputError as e:
-        if args.json:
-            print(json.dumps({"notebook": args.notebook, "error": str(e)}))
-        if args.format == "github-classroom":
-            from autograder.classroom import github_classroom, verdicts
-
-            print(github_classroom.encode(github_classroom.runner_result(verdicts.unreadable(Path(args.notebook), str(e)))))
+        print(github_classroom.encode(github_classroom.runner_result(verdicts.unreadable(Path(args.notebook), str(e)))))
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
-    if args.record:
-        from autograder.learner.progress import record
-
-        record(Path(args.notebook), report)
-    from autograder.learner.session import after_check
-
-    session = after_check(Path(args.notebook), report, finish=args.finish)
-    if args.format == "github-classroom":
-        from autograder.classroom import github_classroom, verdicts
-
-        print(github_classroom.encode(github_classroom.runner_result(verdicts.from_report(report, Path(report.source).stem))))
-        return 0 if report.score >= report.max_score else 1
-    if args.json:
-        print(json.dumps(dict(report.to_json(), session=session)) if session else report_json(report))
-    else:
-        print(render_table(report))
-        if session:
-            from autograder.learner.scorecard import render_text
-
-            print(f"  {session.get('time_line', '')}" if session.get("time_line") else "", end="")
-            print(("\n\n" + render_text(session["card"]) + f"\n  scorecard: {session['scorecard']}")
-                  if session.get("card") else "")
+    print(github_classroom.encode(github_classroom.runner_result(verdicts.from_report(report, Path(report.source).stem))))
     return 0 if report.score >= report.max_score else 1
+
+
+def cmd_reset(args) -> int:
+    from autograder.learner.reset import reset
+
+    try:
+        done = reset(Path(args.notebook), args.exercise)
+    except (GradingInputError, ValueError) as e:
+        print(f"reset: {e}", file=sys.stderr)
+        return 2
+    if not done:
+        print(f"reset: no answer cell to reset in {args.notebook}")
+        return 0
+    print(f"reset: blank again: {', '.join(done)} (the file as it was: {args.notebook}.bak). In JupyterLab: "
+          "File > Reload Notebook from Disk")
+    return 0
+
+
+def cmd_solution(args) -> int:
+    from autograder.learner.reveal import Refused, solution
+
+    try:
+        print(solution(Path(args.notebook), args.exercise))
+    except (GradingInputError, ValueError, Refused) as e:
+        print(f"solution: {e}", file=sys.stderr)
+        return 2 if not isinstance(e, Refused) else 1
+    return 0
 
 
 def cmd_interview(args) -> int:
@@ -305,6 +323,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dir", default="work")
     p.add_argument("--no-warm", action="store_true", help="do not run the reference now (the first check will)")
     p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("reset", help="put blank answer cells back in a notebook (one exercise with --exercise), "
+                                     "keeping every other cell")
+    p.add_argument("notebook")
+    p.add_argument("--exercise", default=None, help="ex3, its answer cell's id or its test cell's id")
+    p.set_defaults(func=cmd_reset)
+
+    p = sub.add_parser("solution", help="the reference solution of an exercise you have passed, to compare")
+    p.add_argument("notebook")
+    p.add_argument("exercise", help="ex3, its answer cell's id or its test cell's id")
+    p.set_defaults(func=cmd_solution)
 
     p = sub.add_parser("progress", help="scores, failing cells and topic mastery over a folder (re-checks what changed)")
     p.add_argument("dir", nargs="?", default="work")

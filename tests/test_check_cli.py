@@ -26,7 +26,7 @@ def test_reference_gets_full_marks_and_exit_0(course):
     report = json.loads(done.stdout)  # exactly one JSON object on stdout
     assert report["score"] == report["max_score"] == 5
     assert {t["grade_id"] for t in report["tests"]} == {"ex1_double_test", "ex2_square_test"}
-    assert set(report["tests"][0]) == {"grade_id", "points", "max_points", "passed", "message"}
+    assert set(report["tests"][0]) == {"grade_id", "points", "max_points", "passed", "message", "cause"}
     assert report["manual"][0]["grade_id"] == "ex3_explain" and report["manual"][0]["answered"]
 
 

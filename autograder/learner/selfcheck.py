@@ -183,7 +183,7 @@ def rows(report: dict, hints: dict[str, int] | None = None) -> list[dict]:
     for t in report.get("tests", []):
         message = t.get("message", "")
         n = (hints or {}).get(t["grade_id"], 0)
-        if not t["passed"] and n:
+        if not t["passed"] and n and not t.get("cause"):  # a cell that raised needs fixing, not a hint
             message += f" (stuck? open Hint 1{'-%d' % n if n > 1 else ''} above the answer cell)"
         out.append({"cell": t["grade_id"], "result": "PASS" if t["passed"] else "FAIL",
                     "points": f"{t['points']:g}/{t['max_points']:g}", "message": message})
@@ -200,6 +200,7 @@ def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = 
     lines += [f"fault: {f}" for f in report.get("faults", [])]
     lines += [f"flagged for review: {f}" for f in report.get("flags", [])]
     lines.append(f"score {report['score']:g}/{report['max_score']:g} (autograded cells)")
+    lines += report.get("next", [])  # after full marks: what is next (learner/next_steps.py)
     return "\n".join(lines)
 
 
@@ -219,7 +220,8 @@ def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = 
         f"<div class='ptlab-selfcheck'>{warning}<p><i>{e(saved)}</i></p>"
         "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
         f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
-        f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p></div>")
+        f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p>"
+        + "".join(f"<p>{e(line)}</p>" for line in report.get("next", [])) + "</div>")
 
 
 def render_progress(line: str) -> dict:

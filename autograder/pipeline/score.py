@@ -3,17 +3,15 @@ reference's reports (observe.py), so that no verdict rests on the learner's kern
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 
 from nbformat import NotebookNode
 from nbgrader.utils import determine_grade
 
-from autograder.pipeline import observe
+from autograder.pipeline import causes, observe
 from autograder.pipeline.assemble import STUB_TEXT
+from autograder.pipeline.causes import first_line
 from autograder.pipeline.cells import grade_id, kind, points, topics
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 @dataclass
@@ -24,6 +22,7 @@ class TestResult:
     passed: bool
     message: str
     topics: list[str]
+    cause: str = ""  # the answer cell whose error made this test fail, named first in the message
 
 
 @dataclass
@@ -32,11 +31,6 @@ class ManualItem:
     max_points: float
     answered: bool
     topics: list[str]
-
-
-def first_line(text: str) -> str:
-    lines = [ln.strip() for ln in _ANSI.sub("", text).splitlines() if ln.strip()]
-    return lines[0] if lines else ""
 
 
 def failure_message(cell: NotebookNode) -> str:
@@ -63,17 +57,21 @@ def score(nb: NotebookNode, reference: dict[str, list[dict]] | None = None
     """reference: the reference solution's reports per test cell; None reads the kernel's verdict alone
     (used for the reference run itself)."""
     tests, manual = [], []
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         k = kind(cell)
         if k == "test":
             got, max_points = determine_grade(cell)
             # nbgrader gives full marks to a test cell with no output: one that never ran must earn nothing.
             got = float(got or 0) if cell.get("execution_count") is not None else 0.0
             message = "" if got >= max_points else failure_message(cell) or "partial credit"
+            culprit = causes.cause(nb, index, message) if got < max_points else None
+            if culprit:
+                message = causes.first(*culprit, message)
             disagreement = observe.disagreement((reference or {}).get(grade_id(cell), []), observe.collect(cell))
             if got > 0 and disagreement:
                 got, message = 0.0, disagreement
-            tests.append(TestResult(grade_id(cell), got, max_points, got >= max_points, message, topics(cell)))
+            tests.append(TestResult(grade_id(cell), got, max_points, got >= max_points, message, topics(cell),
+                                    culprit[0] if culprit else ""))
         elif k == "manual":
             answer = (cell.get("source") or "").strip()
             answered = bool(answer) and answer != STUB_TEXT and "raise NotImplementedError" not in answer

@@ -1,0 +1,81 @@
+"""What to do after full marks, said under the check's table: the next notebook of the course not yet done,
+the weakest topic so far, and where to review. Read from the progress cache only (the last check of each
+notebook as it is now): nothing is graded again to say it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from autograder.course import ROOT, TIERS, source_notebooks, syllabus
+
+
+def _entries(work: Path) -> dict[str, dict]:
+    """tier/notebook -> the progress cache's entry for each course notebook in `work` as it is now."""
+    from nbformat import from_dict
+
+    from autograder.learner.progress import cached, content_key, notebooks_in
+    from autograder.pipeline.cells import find_source
+
+    found = {}
+    for path in notebooks_in(work):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
+            entry = cached(content_key(raw, src))
+        except Exception:  # a broken or foreign file tells nothing about progress
+            continue
+        if entry is not None:
+            found[f"{src.parent.name}/{src.stem}"] = entry
+    return found
+
+
+def _work_dir(path: Path) -> Path:
+    return path.parent.parent if path.parent.name in TIERS else path.parent
+
+
+def _next_notebook(source: Path, work: Path, done: dict[str, dict]) -> str:
+    order = source_notebooks()
+    after = order[order.index(source) + 1:] + order[:order.index(source)] if source in order else order
+    for src in after:
+        key = f"{src.parent.name}/{src.stem}"
+        entry = done.get(key)
+        if entry and entry["score"] >= entry["max_score"] > 0:
+            continue
+        where = work / src.parent.name / src.name
+        return f"next notebook: {key}" + (f" ({where})" if where.exists() else "")
+    return "next notebook: none left, every notebook of the course has full marks"
+
+
+def _weakest(done: dict[str, dict]) -> str:
+    topics: dict[str, list[float]] = {}
+    for entry in done.values():
+        for c in entry["cells"]:
+            if c.get("passed") is not None:
+                for t in c.get("topics", []):
+                    got = topics.setdefault(t, [0.0, 0.0])
+                    got[0] += c["points"]
+                    got[1] += c["max_points"]
+    weak = [(earned / most, t, earned, most) for t, (earned, most) in topics.items() if most and earned < most]
+    if not weak:
+        return ""
+    _, topic, earned, most = min(weak)
+    title = syllabus().get(topic, {}).get("title", topic)
+    return f"weakest topic so far: {title} ({topic}, {earned:g}/{most:g} points in the notebooks you checked)"
+
+
+def after(path: Path, source: Path, score: float, max_score: float) -> list[str]:
+    """The lines to show under a check of `path` (a copy of `source`); none before full marks."""
+    if max_score <= 0 or score < max_score:
+        return []
+    work = _work_dir(Path(path))
+    done = _entries(work)
+    lines = [f"Full marks. {_next_notebook(Path(source), work, done)}"]
+    weakest = _weakest(done)
+    if weakest:
+        lines.append(weakest)
+    review = "make review" if "\nreview:" in (ROOT / "Makefile").read_text() else "make progress"
+    lines.append(f"review: `{review}` shows what is still failing across your notebooks; compare an exercise "
+                 "with the reference: `python -m autograder solution NB EXERCISE` (or show_solution(\"ex1\") "
+                 "from autograder.learner.reveal in a cell)")
+    return lines

@@ -1,0 +1,50 @@
+"""Start an exercise again: `python -m autograder reset NB [--exercise ID]` puts blank answer cells back (the
+release's stub, outputs cleared) and keeps every other cell, notes and added cells included. The file as it
+was is kept next to it as NB.bak (not a notebook name, so progress does not count it)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from autograder.learner.exercise_names import find
+from autograder.pipeline import cells
+from autograder.pipeline.assemble import STUB_CODE
+
+
+def blank_answers(source) -> dict[str, str]:
+    """Answer cell id -> its blank text, made as the release makes it (nbgrader's ClearSolutions)."""
+    from nbgrader.preprocessors import ClearSolutions
+
+    blank = copy.deepcopy(source)
+    ClearSolutions(code_stub={"python": STUB_CODE}).preprocess(blank, {})
+    return {cells.grade_id(c): c.source for c in blank.cells if cells.kind(c) in ("solution", "manual")}
+
+
+def reset(path: Path, exercise: str | None = None) -> list[str]:
+    """Blank the answer cells of one exercise (or all of them); returns the ids of the cells reset.
+    Raises GradingInputError for a file that is not one of the course's notebooks, ValueError for an
+    unknown exercise."""
+    path = Path(path)
+    nb = cells.read(path)
+    source = cells.read(cells.find_source(path, nb))
+    blanks = blank_answers(source)
+    wanted = set(find(source, exercise).answers) if exercise else set(blanks)
+    done = []
+    for cell in nb.cells:
+        gid = cells.grade_id(cell)
+        if gid in wanted and gid in blanks and gid not in done:
+            cell.source = blanks[gid]
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+            done.append(gid)
+    if done:
+        shutil.copy2(path, path.with_name(path.name + ".bak"))
+        tmp = path.with_name(f".{path.name}.reset.tmp")
+        nbformat.write(nb, str(tmp))
+        os.replace(tmp, path)
+    return done

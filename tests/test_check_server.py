@@ -1,0 +1,98 @@
+"""The check server of a study session (PTLAB_CHECK_SERVER=1, what `make lab` sets): the first check starts it,
+later checks ask it, its answers are the one-off check's (codes, JSON, table), and it leaves when asked or idle,
+with its fork server and warm kernel."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import nbformat
+import pytest
+
+from tests.tiny_course import ROOT, alive, blank, make_course
+
+
+@pytest.fixture()
+def session(tmp_path):
+    src = make_course(tmp_path)
+    full, partial = tmp_path / "full.ipynb", tmp_path / "partial.ipynb"
+    nbformat.write(nbformat.read(str(src), 4), str(full))
+    nbformat.write(blank(nbformat.read(str(src), 4)), str(partial))
+    mark = f"ptlab-test-{uuid.uuid4().hex}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    env.update(PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), PTLAB_CACHE_DIR=str(tmp_path / "cache"),
+               TMPDIR=str(tmp_path), PTLAB_TEST_MARK=mark, PTLAB_CHECK_SERVER_IDLE="120")
+
+    def run(*args, server=True):
+        return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True, text=True,
+                              env=dict(env, PTLAB_CHECK_SERVER="1" if server else "0"), timeout=300)
+
+    yield run, full, partial, mark
+    subprocess.run([sys.executable, "-c", "from autograder.learner.check_server import stop_all; stop_all()"],
+                   cwd=ROOT, env=env, timeout=60)
+
+
+def gone(mark, within=30.0):
+    deadline = time.monotonic() + within
+    while alive(mark) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not alive(mark)
+
+
+def test_the_server_answers_as_a_one_off_check_does_and_leaves_when_asked(session, tmp_path):
+    run, full, partial, mark = session
+    for nb, code in ((full, 0), (partial, 1), (full, 0)):
+        served, local = run("check", str(nb), "--json"), run("check", str(nb), "--json", server=False)
+        assert served.returncode == local.returncode == code, served.stderr
+        mine, theirs = json.loads(served.stdout), json.loads(local.stdout)
+        assert mine == theirs
+    assert list((tmp_path / f"ptlab-check-{os.getuid()}").glob("*.sock"))  # it stayed for the next check
+    table = run("check", str(partial))
+    assert table.returncode == 1 and "score 0/5" in table.stdout and str(partial) in table.stdout
+    missing = run("check", str(tmp_path / "nothere.ipynb"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    stop = subprocess.run([sys.executable, "-c", "from autograder.learner.check_server import stop_all; "
+                           "print(stop_all())"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"} | {
+                              "TMPDIR": str(tmp_path)})
+    assert stop.stdout.strip() == "1"
+    assert gone(mark), f"left running: {alive(mark)}"
+
+
+def test_under_pytest_a_check_never_starts_a_server(tmp_path):
+    make_course(tmp_path)
+    env = dict(os.environ, PTLAB_CHECK_SERVER="1", TMPDIR=str(tmp_path), PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"))
+    done = subprocess.run([sys.executable, "-m", "autograder", "check", str(tmp_path / "nothere.ipynb")], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not (tmp_path / f"ptlab-check-{os.getuid()}").exists()
+
+
+def test_in_the_quiet_after_a_check_the_server_prepares_the_next_notebooks_reference(tmp_path, monkeypatch):
+    from autograder.learner import check_server
+
+    first, second, last = (tmp_path / f"0{i}_nb.ipynb" for i in (1, 2, 3))
+    ran = []
+
+    class Reference:
+        def __init__(self, source):
+            self.source = source
+
+        def cached(self):
+            return {} if self.source in ran else None
+
+        def reports(self, nb):
+            ran.append(self.source)
+
+    monkeypatch.setattr("autograder.course.source_notebooks", lambda: [first, second, last])
+    monkeypatch.setattr("autograder.pipeline.expected.Reference", Reference)
+    monkeypatch.setattr("autograder.pipeline.cells.read", lambda path: None)
+    monkeypatch.setattr(check_server, "_prepared", set())
+    monkeypatch.setattr(check_server, "_graded", [first])
+    assert check_server._upcoming() == second
+    check_server._prepare(second)
+    assert ran == [second] and check_server._upcoming() is None
+    monkeypatch.setattr(check_server, "_graded", [last])
+    assert check_server._upcoming() is None  # the course's last notebook has no next one
