@@ -66,7 +66,8 @@ def cluster(tmp_path_factory):
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         workers = [subprocess.Popen([*dask, "worker", "--nthreads", "1", "--nworkers", "1", "--no-nanny",
-                                     "--no-dashboard", "--host", "127.0.0.1", "--scheduler-file", str(sched_file)],
+                                     "--no-dashboard", "--host", "127.0.0.1", "--scheduler-file", str(sched_file),
+                                     "--local-directory", str(tmp / "dask")],
                                     cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
                    for _ in range(2)]
         started += workers

@@ -32,7 +32,10 @@ def redact(executed: NotebookNode, summary: str) -> NotebookNode:
 def write_html(nb: NotebookNode, path: Path) -> None:
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter().from_notebook_node(nb)
+    from autograder.isolation.sanitize import clean_notebook
+
+    # A copy: the caller's notebook keeps its outputs. What the submission displayed never runs in the page.
+    body, _ = HTMLExporter().from_notebook_node(clean_notebook(copy.deepcopy(nb)))
     save_html(body, path)
 
 

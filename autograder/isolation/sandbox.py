@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.isolation import fence, limits
+from autograder.isolation import cgroup, environment, fence, limits
 from autograder.isolation.limits import CAP_MARK, MAX_TASKS
 
 # The launch is this module; the parts live beside it: limits.py (the numbers), fence.py (namespaces and the
@@ -90,7 +90,7 @@ def status() -> str:
 
 def hit_cap(scratch: str | Path) -> bool:
     """Whether the sandbox stopped this run for starting too many processes or threads."""
-    return (Path(scratch) / CAP_MARK).exists()
+    return stopped_for(scratch) == "processes"
 
 
 def launcher(scratch: str, runtime: str) -> list[str]:
@@ -100,33 +100,113 @@ def launcher(scratch: str, runtime: str) -> list[str]:
     fenced = namespaces_work()
     forks = zygote.address() if fenced else None
     return [sys.executable, "-m", "autograder.isolation.sandbox", "--scratch", scratch, "--runtime", runtime,
-            *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []), "--"]
+            "--grader", str(os.getpid()), *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []),
+            "--"]
+
+
+def memory_mechanism() -> str:
+    """How one submission's memory is capped, all its processes together: what `status` and the README say."""
+    if limits.MEMORY_BYTES <= 0:
+        return "no memory cap (PTLAB_MEM_LIMIT_GB=0)"
+    gb = f"{limits.MEMORY_BYTES / 2**30:g} GB"
+    if cgroup_wanted() and cgroup.works():
+        return f"memory {gb} per submission, all its processes and tmpfs together (a cgroup)"
+    if namespaces_work():
+        return f"memory {gb} per submission, all its processes and tmpfs together (the sandbox's init watches)"
+    return f"memory {gb} per process (no cgroup, no namespace to sum a submission in)"
+
+
+def cgroup_wanted() -> bool:
+    return os.environ.get("PTLAB_CGROUP", "1") != "0"
+
+
+def stopped_for(scratch: str | Path) -> str | None:
+    """Why the sandbox stopped this run, if it did: 'processes', 'memory' or 'disk'."""
+    scratch = Path(scratch)
+    for why, mark in (("processes", CAP_MARK), ("memory", limits.MEMORY_MARK), ("disk", limits.DISK_MARK)):
+        if (scratch / mark).exists():
+            return why
+    if cgroup.oom_kills(cgroup.path_for(scratch)):
+        return "memory"
+    return None
+
+
+def release(scratch: str | Path) -> None:
+    """After the kernel is gone: what the sandbox made outside its scratch directory (the cgroup)."""
+    group = cgroup.path_for(scratch)
+    if group is not None and group.exists():
+        cgroup.remove(group)
+
+
+def _grader_pidfd(grader: int) -> int | None:
+    """An inheritable pidfd of the grading process; None when it is gone already (nothing may start then).
+
+    The grader's pid comes from the command line, not from getppid(): a launcher whose grader died before it
+    ran has been adopted by another process, whose pidfd would never tell that the grader is gone."""
+    _test_kill_grader("launcher", grader)
+    try:
+        fd = os.pidfd_open(grader)
+    except ProcessLookupError:
+        return None
+    except (AttributeError, OSError):
+        return -1  # no pidfds here: the sandbox cannot watch its grader
+    if os.getppid() != grader:  # the pid is someone else's now, or we were adopted
+        os.close(fd)
+        return None
+    os.set_inheritable(fd, True)
+    return fd
+
+
+def _test_kill_grader(step: str, grader: int) -> None:
+    """The suite kills the grader at each step of a kernel's start (PTLAB_TEST_KILL_GRADER=<step>)."""
+    if os.environ.get("PTLAB_TEST_KILL_GRADER") == step and grader > 1:
+        import signal
+        import time
+
+        os.kill(grader, signal.SIGKILL)
+        time.sleep(0.2)
 
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
     scratch = Path(opts[opts.index("--scratch") + 1])
+    grader = int(opts[opts.index("--grader") + 1]) if "--grader" in opts else os.getppid()
+    grader_fd = _grader_pidfd(grader)
+    if grader_fd is None:  # the grader is gone: start nothing, and remove what it can no longer remove
+        shutil.rmtree(scratch, ignore_errors=True)
+        return 124
+    # Only the allow-list reaches the kernel (environment.py): this process, unshare, the init and the kernel
+    # all start from what is left.
+    kept = environment.for_kernel()
+    os.environ.clear()
+    os.environ.update(kept)
     os.environ.update(TMPDIR=str(scratch), MPLCONFIGDIR=str(scratch / ".mpl"),
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
     limits.apply()
+    fenced = "--fence" in opts
+    # This process joins the submission's cgroup, and so does everything it starts; where there is none, the
+    # init sums the namespace's memory instead.
+    group = cgroup.create(scratch, limits.MEMORY_BYTES) if fenced and cgroup_wanted() else None
+    memory = 0 if group is not None else limits.MEMORY_BYTES
     # The learner's output travels over the kernel's sockets. What the kernel process itself writes to its
     # stdout/stderr (its own errors when the grader ends a run early) is noise in the grader's terminal.
     terminal = os.dup(2)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    if "--zygote" in opts and "--fence" in opts:
+    if "--zygote" in opts and fenced:
         # Imported here: a kernel started without the fork server has no use for its client.
         from autograder.isolation import standin
 
         if standin.is_python_kernel(cmd):
-            code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1])
+            code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1], grader_fd, memory, group)
             if code is not None:
                 return code
-    if "--fence" in opts:
-        cmd = fence.command(scratch, cmd)
+    if fenced:
+        cmd = fence.command(scratch, cmd, grader_fd, memory=memory)
+        _test_kill_grader("unshare", grader)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:
