@@ -121,6 +121,21 @@ def oom_kills(group: Path | None) -> int:
     return 0
 
 
+def reached(group: Path | None, limit: int) -> bool:
+    """Whether the group's memory reached its cap: the OOM killer struck, or its peak touched the cap (a
+    write to tmpfs past the cap fails with ENOSPC, no process killed)."""
+    if group is None:
+        return False
+    if oom_kills(group):
+        return True
+    for name in ("memory.max_usage_in_bytes", "memory.peak"):
+        try:
+            return int((group / name).read_text()) >= limit - 2**20
+        except (OSError, ValueError):
+            continue
+    return False
+
+
 def remove(group: Path | None, wait: float = 5.0) -> None:
     """Remove the group once its processes are gone (a killed namespace takes a moment to empty)."""
     if group is None:

@@ -73,6 +73,8 @@ def namespaces_work() -> bool:
                                   cwd=str(Path(here).parents[1]))
         except (OSError, subprocess.TimeoutExpired):
             return False
+        finally:
+            release(scratch)
         return done.returncode == 0
 
 
@@ -126,7 +128,7 @@ def stopped_for(scratch: str | Path) -> str | None:
     for why, mark in (("processes", CAP_MARK), ("memory", limits.MEMORY_MARK), ("disk", limits.DISK_MARK)):
         if (scratch / mark).exists():
             return why
-    if cgroup.oom_kills(cgroup.path_for(scratch)):
+    if cgroup.reached(cgroup.path_for(scratch), limits.MEMORY_BYTES):
         return "memory"
     return None
 
@@ -205,13 +207,47 @@ def main(argv: list[str]) -> int:
             if code is not None:
                 return code
     if fenced:
-        cmd = fence.command(scratch, cmd, grader_fd, memory=memory)
         _test_kill_grader("unshare", grader)
+        return _supervise(scratch, cmd, grader_fd, memory, terminal)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:
         os.write(terminal, f"sandbox: cannot start {cmd[0]}: {e}\n".encode())
     return 127
+
+
+def _supervise(scratch: Path, cmd: list[str], grader_fd: int, memory: int, terminal: int) -> int:
+    """Start the fenced kernel as a child and wait for it: when the grader died first, this process removes
+    what the grader would have (standin.orphaned). jupyter_client's interrupt reaches the kernel through the
+    process group; its kill takes this process and the child together."""
+    import signal
+
+    from autograder.isolation import standin
+
+    child = os.fork()
+    if child == 0:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: it goes when this process goes
+            # Made here: as root, fence's helper maps the users of the process that becomes unshare
+            cmd = fence.command(scratch, cmd, grader_fd, memory=memory)
+            os.execvp(cmd[0], cmd)
+        except OSError as e:
+            os.write(terminal, f"sandbox: cannot start {cmd[0]}: {e}\n".encode())
+        finally:
+            os._exit(127)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    standin.orphaned(scratch, grader_fd)
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":

@@ -50,8 +50,10 @@ def _kind(error: NotebookNode) -> str | None:
         return "stopped at the per-cell time limit"
     if ename == "MemoryError" or any(hint in evalue for hint in MEMORY_HINTS):
         return "out of memory"
-    if "No space left on device" in evalue or "File too large" in evalue:  # ENOSPC, EFBIG (RLIMIT_FSIZE)
+    if "No space left on device" in evalue:  # ENOSPC: the tmpfs of /tmp and /dev/shm is full
         return "out of disk space"
+    if "File too large" in evalue:  # EFBIG: the sandbox's per-file limit (RLIMIT_FSIZE)
+        return "a file over the per-file size limit"
     return None
 
 
