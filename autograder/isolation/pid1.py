@@ -40,9 +40,10 @@ def grader_gone():
     return grader_fd >= 0 and any(fd == grader_fd for fd, _ in watch.poll(0))
 
 
-if os.environ.get("PTLAB_TEST_KILL_GRADER") == "init" and grader_fd >= 0:
-    signal.pidfd_send_signal(grader_fd, signal.SIGKILL)  # tests: the grader dies as the init starts
-    time.sleep(0.2)
+if os.environ.get("PTLAB_TEST_KILL_GRADER") == "init":
+    # tests: the suite sees this mark and kills the grader (a process in here may not signal it)
+    os.close(os.open(os.path.join(scratch, ".ptlab-test-init"), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW))
+    time.sleep(3)
 if grader_gone():
     os._exit(124)
 if cmd[0] == "--join":

@@ -92,6 +92,8 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None) -> tuple
     config.Execute.shutdown_kernel = "immediate"
     notes: list[str] = []
     manager = sandboxed_manager() if sandbox.enabled() else None
+    if manager is not None:
+        sandbox.namespaces_work()  # probed before this run's scratch directory exists (it cleans up after itself)
     ready = None
     if kernels is not None and manager is not None and nb.metadata.get("kernelspec", {}).get("name") == "python3":
         ready = kernels(lambda scratch: manager(kernel_name="python3",
