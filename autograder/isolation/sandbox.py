@@ -84,10 +84,11 @@ def status() -> str:
     if namespaces_work():
         return (f"sandbox: resource limits, at most {MAX_TASKS} processes and threads, nothing outlives its "
                 "kernel (PID namespace), no network, and a file system of the Python environment and its "
-                "scratch directory only")
+                f"scratch directory only; {memory_mechanism()}; at most {limits.DISK_BYTES / 2**20:g} MB "
+                "written (scratch, /tmp and /dev/shm together)")
     return ("sandbox: resource limits only (unshare with user, mount, network and PID namespaces is not "
             "available here): no process cap, processes a submission detaches may outlive it, and student "
-            "code can read whatever this user can, other hand-ins included")
+            f"code can read whatever this user can, other hand-ins included; {memory_mechanism()}")
 
 
 def hit_cap(scratch: str | Path) -> bool:
@@ -111,11 +112,11 @@ def memory_mechanism() -> str:
     if limits.MEMORY_BYTES <= 0:
         return "no memory cap (PTLAB_MEM_LIMIT_GB=0)"
     gb = f"{limits.MEMORY_BYTES / 2**30:g} GB"
+    if not namespaces_work():
+        return f"memory {gb} per process (no namespace to sum a submission in)"
     if cgroup_wanted() and cgroup.works():
         return f"memory {gb} per submission, all its processes and tmpfs together (a cgroup)"
-    if namespaces_work():
-        return f"memory {gb} per submission, all its processes and tmpfs together (the sandbox's init watches)"
-    return f"memory {gb} per process (no cgroup, no namespace to sum a submission in)"
+    return f"memory {gb} per submission, all its processes and tmpfs together (the sandbox's init watches)"
 
 
 def cgroup_wanted() -> bool:
