@@ -28,6 +28,8 @@ import ctypes, json, os, resource, select, signal, sys, time
 conf, cmd = json.loads(sys.argv[1]), sys.argv[2:]
 cap, uid, grader_fd, scratch = conf["cap"], conf["uid"], conf["grader_fd"], conf["scratch"]
 os.environ.pop("JPY_PARENT_PID", None)  # the kernel's parent is this init: ipykernel must not poll for it
+for name in ("PWD", "OLDPWD"):  # the fence's shell adds them; a forked kernel has neither
+    os.environ.pop(name, None)
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
 watch = select.poll()
 if grader_fd >= 0:

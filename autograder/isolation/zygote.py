@@ -72,6 +72,8 @@ def address() -> str | None:
             return None
         proc = _server.get("proc") if mine else None
         if proc is None or proc.poll() is not None:  # none started by this process yet, or gone since
+            if proc is not None:
+                _server["stop"]()  # a server killed outright left its folder
             _spawn()
             proc = _server.get("proc")
             if proc is None:
