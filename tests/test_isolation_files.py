@@ -3,8 +3,8 @@
 - a symbolic link (to the solved source, to another student's hand-in, a linked tier folder, a linked
   student folder, a link to a named pipe) gets 0 and `a symbolic link; not graded`, and nothing is read
   through it (a pipe opened for reading would hang the grader), locally and with `--scheduler`;
-- a hand-in over PTLAB_MAX_NOTEBOOK_MB is not parsed, a nesting bomb gets a plain status, and reading
-  either costs the grader no memory;
+- a hand-in over PTLAB_MAX_NOTEBOOK_MB is not parsed, a nesting bomb and a named pipe get plain statuses,
+  and reading them costs the grader no memory;
 - `from IPython.display import display, HTML, Markdown` in an answer is no reach into the kernel; real
   reach still is.
 
@@ -114,6 +114,8 @@ def test_oversized_and_deeply_nested_hand_ins_get_plain_statuses(tmp_path):
     nbformat.write(nb, str(big))
     (sub / "bomb" / "junior").mkdir(parents=True)
     (sub / "bomb" / "junior" / "01_tiny.ipynb").write_text("[" * 200_000 + "]" * 200_000)
+    (sub / "pipe" / "junior").mkdir(parents=True)
+    os.mkfifo(sub / "pipe" / "junior" / "01_tiny.ipynb")  # read, it would never end
     out = tmp_path / "grades.csv"
     done = cli(tmp_path, "grade", str(sub), "--out", str(out), "--workers", "1", PTLAB_MAX_NOTEBOOK_MB="1")
     assert done.returncode == 0, done.stderr
@@ -123,6 +125,8 @@ def test_oversized_and_deeply_nested_hand_ins_get_plain_statuses(tmp_path):
         ("0", "larger than 1 MB; not graded")
     assert (rows[("bomb", "01_tiny")]["score"], rows[("bomb", "01_tiny")]["status"]) == \
         ("0", "not valid JSON: nested too deeply")
+    assert (rows[("pipe", "01_tiny")]["score"], rows[("pipe", "01_tiny")]["status"]) == \
+        ("0", "not a regular file; not graded")
 
 
 def test_reading_a_huge_or_nested_file_costs_the_grader_no_memory(tmp_path):

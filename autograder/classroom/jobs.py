@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +79,9 @@ def _behind_link(link: Path, depth: int) -> list[tuple[str, Path]]:
 def sha(path: Path) -> str:
     """A hash of the file as it is, streamed (a hand-in may be large) and never through a link."""
     try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as f:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a pipe would never end
+                return ""
             return hashlib.file_digest(f, "sha256").hexdigest()[:16]
     except OSError:
         return ""
