@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from autograder.course import ROOT
-from autograder.isolation import sandbox
+from autograder.isolation import cgroup, sandbox
 from tests import leftovers
 from tests.tiny_course import alive
 
@@ -38,6 +38,8 @@ execute(nb, timeout=120)
                                          ("join", "1")])
 def test_a_grader_killed_at_any_step_of_a_kernels_start_leaves_nothing(tmp_path, step, forks):
     mark = uuid.uuid4().hex
+    groups = cgroup.own() if cgroup.works() else None
+    before = set(groups.iterdir()) if groups else set()
     grader = subprocess.Popen([sys.executable, "-c", GRADER], cwd=ROOT, stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env=dict(os.environ, PTLAB_TEST_MARK=mark, PTLAB_TEST_KILL_GRADER=step,
@@ -58,6 +60,10 @@ def test_a_grader_killed_at_any_step_of_a_kernels_start_leaves_nothing(tmp_path,
         time.sleep(0.2)
     assert not alive(mark), f"killed at {step!r}: something of the kernel's start is still running"
     assert not list(tmp_path.glob("ptlab-*")), f"killed at {step!r}: left {list(tmp_path.glob('ptlab-*'))}"
+    # the run's memory cgroup too (only empty ones count: a test beside this one may have a kernel running)
+    left = [g for g in (set(groups.iterdir()) - before if groups else ())
+            if g.name.startswith(cgroup.PREFIX) and not (g / "cgroup.procs").read_text().strip()]
+    assert not left, f"killed at {step!r}: left the cgroup {left}"
 
 
 def test_the_session_end_check_names_what_was_left(tmp_path):

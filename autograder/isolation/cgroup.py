@@ -59,8 +59,11 @@ def own() -> Path | None:
 
 
 def path_for(scratch: str | Path) -> Path | None:
-    base = own()
-    return base / f"{PREFIX}{Path(scratch).name}" if base else None
+    """The group of a scratch directory: a child of ours, or ours, for a process of the sandbox already in it."""
+    base, name = own(), f"{PREFIX}{Path(scratch).name}"
+    if base is None:
+        return None
+    return base if base.name == name else base / name
 
 
 def _write(path: Path, value: str) -> None:
@@ -74,6 +77,7 @@ def create(scratch: str | Path, limit: int) -> Path | None:
     group = path_for(scratch)
     if group is None or limit <= 0:
         return None
+    sweep(group.parent)
     try:
         group.mkdir()
     except OSError:
@@ -136,7 +140,7 @@ def reached(group: Path | None, limit: int) -> bool:
     return False
 
 
-def remove(group: Path | None, wait: float = 5.0) -> None:
+def remove(group: Path | None, wait: float = 10.0) -> None:
     """Remove the group once its processes are gone (a killed namespace takes a moment to empty)."""
     if group is None:
         return
@@ -151,6 +155,24 @@ def remove(group: Path | None, wait: float = 5.0) -> None:
             if time.monotonic() >= deadline:
                 return
             time.sleep(0.02)
+
+
+def sweep(base: Path, age: float = 60.0) -> None:
+    """Remove the empty groups a grader killed outright left beside ours. An empty group older than `age`
+    seconds is nobody's: a launcher joins the group it made within milliseconds, and a group with a process
+    in it cannot be removed."""
+    now = time.time()
+    try:
+        stale = [p for p in base.iterdir() if p.name.startswith(PREFIX) and now - p.stat().st_mtime > age]
+    except OSError:
+        return
+    for group in stale:
+        remove(group, wait=0)
+
+
+def leave(group: Path) -> None:
+    """Move this process out of `group` (into its parent), so that the group can be removed."""
+    join(group.parent)
 
 
 @functools.lru_cache(maxsize=1)

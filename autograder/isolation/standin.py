@@ -53,7 +53,10 @@ def orphaned(scratch: Path, grader_fd: int) -> bool:
         return False
     from autograder.isolation import cgroup
 
-    cgroup.remove(cgroup.path_for(scratch))
+    group = cgroup.path_for(scratch)
+    if group is not None and group.exists():
+        cgroup.leave(group)  # this process is the group's last member
+        cgroup.remove(group)
     shutil.rmtree(scratch, ignore_errors=True)
     return True
 
