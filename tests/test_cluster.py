@@ -54,7 +54,7 @@ def cluster(tmp_path_factory):
 
     tag = uuid.uuid4().hex
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               DASK_LOGGING__DISTRIBUTED="error", **{TAG: tag})
+               DASK_LOGGING__DISTRIBUTED="error", DASK_TEMPORARY_DIRECTORY=str(tmp / "dask"), **{TAG: tag})
     sched_file, log = tmp / "scheduler.json", (tmp / "dask.log").open("w")
     dask = [sys.executable, "-m", "dask"]
     started = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",

@@ -75,7 +75,7 @@ def test_a_symbolic_link_is_never_followed(tmp_path):
 def test_a_symbolic_link_is_never_followed_on_a_cluster(tmp_path):
     sub = _linked_class(tmp_path)
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), DASK_LOGGING__DISTRIBUTED="error",
-               PTLAB_TEST_MARK=uuid.uuid4().hex)
+               PTLAB_TEST_MARK=uuid.uuid4().hex, DASK_TEMPORARY_DIRECTORY=str(tmp_path / "dask"))
     sched_file, log = tmp_path / "scheduler.json", (tmp_path / "dask.log").open("w")
     dask = [sys.executable, "-m", "dask"]
     started = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
