@@ -53,7 +53,10 @@ def cluster(tmp_path_factory):
     (sub / "frank" / "junior" / "01_tiny.ipynb").mkdir(parents=True)  # unreadable: no task, the local status
 
     tag = uuid.uuid4().hex
-    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+    # The workers' temporary files in the test's folder: a test below kills a worker's processes outright,
+    # its fork server too, which then cannot remove its folder.
+    (tmp / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp / "tmp"), PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                DASK_LOGGING__DISTRIBUTED="error", DASK_TEMPORARY_DIRECTORY=str(tmp / "dask"), **{TAG: tag})
     sched_file, log = tmp / "scheduler.json", (tmp / "dask.log").open("w")
     dask = [sys.executable, "-m", "dask"]

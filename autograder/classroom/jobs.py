@@ -44,7 +44,9 @@ def discover(submitted: Path) -> tuple[list[Job], list[dict]]:
                 top = (here / d).relative_to(student).parts[0]
                 strays += [row(student.name, tier or top, path, status=LINK)
                            for tier, path in _behind_link(here / d, 0)]
-            for name in sorted(f for f in files if f.endswith(".ipynb")):
+            named = [d for d in dirs if d.endswith(".ipynb")]  # a folder named as a notebook gets its status
+            dirs[:] = [d for d in dirs if d not in named]
+            for name in sorted([f for f in files if f.endswith(".ipynb")] + named):
                 item = here / name
                 rel = item.relative_to(student)
                 tier = rel.parts[0] if len(rel.parts) > 1 else ""

@@ -46,14 +46,14 @@ def read_bytes(path: Path, follow_links: bool = False) -> bytes:
             raise GradingInputError(f"{path}: {LINK}") from None
         raise GradingInputError(f"{path}: cannot be read ({e.strerror})") from None
     limit = int(max_megabytes() * 2**20)
+    st = os.fstat(fd)
+    problem = ("is a directory, not a notebook" if stat.S_ISDIR(st.st_mode)
+               else "not a regular file; not graded" if not stat.S_ISREG(st.st_mode)  # a pipe would never end
+               else too_large() if st.st_size > limit else None)
+    if problem:
+        os.close(fd)
+        raise GradingInputError(f"{path}: {problem}")
     with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise GradingInputError(f"{path}: is a directory, not a notebook")
-        if not stat.S_ISREG(st.st_mode):  # a fifo or a device would block or never end
-            raise GradingInputError(f"{path}: not a regular file; not graded")
-        if st.st_size > limit:
-            raise GradingInputError(f"{path}: {too_large()}")
         data = f.read(limit + 1)  # a file still growing is cut here, never read whole
     if len(data) > limit:
         raise GradingInputError(f"{path}: {too_large()}")
