@@ -13,7 +13,12 @@ heaviest first, so the last minutes are short notebooks on both workers.
 """
 
 import os
+import sys
+import tempfile
+import uuid
 from pathlib import Path
+
+import pytest
 
 from ci.nodes import notebook_named
 
@@ -64,3 +69,33 @@ def pytest_xdist_make_scheduler(config, log):
             return scope_of(nodeid)
 
     return ByNotebook(config, log)
+
+
+# Nothing outlives the suite (tests/leftovers.py): the controller gives the session a temporary folder and a
+# mark in the environment that every worker, grader and kernel inherits, and checks both at the very end.
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or os.environ.get("PTLAB_SUITE_ID"):
+        return  # an xdist worker (or a suite inside a suite): the controller checks
+    from tests.leftovers import SUITE_MARK
+
+    # pytest's own tmp_path folders stay where they were (kept for a look after a failure)
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    folder = tempfile.mkdtemp(prefix="ptlab-suite-")
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    os.environ[SUITE_MARK] = uuid.uuid4().hex
+    config._ptlab_leftovers = (os.environ[SUITE_MARK], Path(folder))
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    yield  # after every other implementation: xdist has stopped its workers by now
+    mine = getattr(session.config, "_ptlab_leftovers", None)
+    if mine is None:
+        return
+    from tests.leftovers import report
+
+    left = report(*mine)
+    if left:
+        sys.stderr.write("\nthe suite left these behind (now killed and removed):\n  " + "\n  ".join(left) + "\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

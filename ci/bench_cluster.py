@@ -47,7 +47,8 @@ def local_cluster(workers: int, env: dict | None = None, log=subprocess.DEVNULL)
             # One process per worker, without a nanny: stopped with SIGTERM, each closes gracefully and discards
             # its warm kernel (a nanny would end its worker without the exit handlers that do so).
             procs += [subprocess.Popen([*dask, "worker", "--no-nanny", "--nthreads", "1", "--no-dashboard",
-                                        "--host", "127.0.0.1", "--scheduler-file", str(sched_file)],
+                                        "--host", "127.0.0.1", "--scheduler-file", str(sched_file),
+                                        "--local-directory", str(Path(tmp) / "dask")],
                                        cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
                       for _ in range(workers)]
             with Client(scheduler_file=str(sched_file), timeout="60s") as client:

@@ -53,8 +53,11 @@ def cluster(tmp_path_factory):
     (sub / "frank" / "junior" / "01_tiny.ipynb").mkdir(parents=True)  # unreadable: no task, the local status
 
     tag = uuid.uuid4().hex
-    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               DASK_LOGGING__DISTRIBUTED="error", **{TAG: tag})
+    # The workers' temporary files in the test's folder: a test below kills a worker's processes outright,
+    # its fork server too, which then cannot remove its folder.
+    (tmp / "tmp").mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp / "tmp"), PTLAB_SOURCE_DIR=str(tmp / "notebooks"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               DASK_LOGGING__DISTRIBUTED="error", DASK_TEMPORARY_DIRECTORY=str(tmp / "dask"), **{TAG: tag})
     sched_file, log = tmp / "scheduler.json", (tmp / "dask.log").open("w")
     dask = [sys.executable, "-m", "dask"]
     started = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
@@ -66,7 +69,8 @@ def cluster(tmp_path_factory):
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         workers = [subprocess.Popen([*dask, "worker", "--nthreads", "1", "--nworkers", "1", "--no-nanny",
-                                     "--no-dashboard", "--host", "127.0.0.1", "--scheduler-file", str(sched_file)],
+                                     "--no-dashboard", "--host", "127.0.0.1", "--scheduler-file", str(sched_file),
+                                     "--local-directory", str(tmp / "dask")],
                                     cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
                    for _ in range(2)]
         started += workers

@@ -25,6 +25,7 @@ from autograder.classroom.feedback import save_html
 from autograder.classroom.jobs import Job, grade_one
 from autograder.classroom.jobs import row as status_row
 from autograder.course import GradingInputError
+from autograder.pipeline import handin
 
 ATTEMPTS = "ptlab-grading-starts"  # scheduler metadata: {run: {job: starts}}
 MAX_STARTS = 2
@@ -93,9 +94,11 @@ def run_task(student: str, tier: str, name: str, data: bytes, want_feedback: boo
     """Runs on a worker: grade one notebook from its bytes in a scratch folder laid out as nbgrader's.
     Returns the row, the feedback HTML and the autograded notebook (written by the grading process, not
     here)."""
-    from distributed import get_client
+    from distributed import get_client, get_worker
 
-    with tempfile.TemporaryDirectory(prefix="ptlab-grade-") as tmp:
+    # In the worker's own folder (--local-directory), which goes with the worker: a worker killed mid-task
+    # leaves nothing in the machine's /tmp.
+    with tempfile.TemporaryDirectory(prefix="ptlab-grade-", dir=get_worker().local_directory) as tmp:
         path = Path(tmp) / "submitted" / student / tier / name
         path.parent.mkdir(parents=True)
         path.write_bytes(data)
@@ -146,9 +149,9 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
         unreadable = []  # graded here, as the local path does: a status, no kernel
 
         def submit(job: Job, attempt: int):
-            try:
-                data = job.path.read_bytes()
-            except OSError:
+            try:  # never through a link, never a file over the size limit (pipeline.handin)
+                data = handin.read_bytes(job.path)
+            except (OSError, GradingInputError):
                 unreadable.append(grade_one(job, None, timeout))
                 return None
             job_id = f"{job.student}/{job.tier}/{job.path.name}"

@@ -5,11 +5,14 @@ graded (or ungradable) hand-in becomes (its cell columns: scores.py). Shared by 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.classroom import assignments, scores
 from autograder.course import SOURCE_DIR, TIERS, GradingInputError
+from autograder.pipeline.handin import LINK
 
 # Columns are only ever added at the end: platform adapters and instructors' scripts read them by name.
 FIELDS = ["student", "assignment", "notebook", "score", "max_score", "status", "manual_pending", "sha256", "failed",
@@ -28,32 +31,78 @@ class Job:
         return self.tier
 
 
+
 def discover(submitted: Path, only: set[str] | None = None, students: set[str] | None = None
              ) -> tuple[list[Job], list[dict]]:
     """Jobs in nbgrader's layout <student>/<assignment>/<notebook>.ipynb, and rows for whatever does not fit
-    it. `only`: these assignments; `students`: these students."""
+    it. `only`: these assignments; `students`: these students. A symbolic link (to a notebook or a folder) is
+    never followed: what it would bring in gets a row of its own, unread (pipeline.handin)."""
     if not submitted.is_dir():
         raise GradingInputError(f"{submitted}: not a directory of submissions")
     known = assignments.load()
     jobs, strays = [], []
-    for student in sorted(p for p in submitted.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for student in sorted(p for p in submitted.iterdir() if not p.name.startswith(".")):
         if students and student.name not in students:
             continue
-        for item in sorted(student.rglob("*.ipynb")):
-            rel = item.relative_to(student)
-            if ".ipynb_checkpoints" in rel.parts or (only and rel.parts[0] not in only):
-                continue
-            if len(rel.parts) == 2 and rel.parts[0] in known:
-                jobs.append(Job(student.name, rel.parts[0], item))
-            else:
-                strays.append(row(student.name, rel.parts[0] if len(rel.parts) > 1 else "", item,
-                                   status=f"not in <student>/<assignment>/<notebook>.ipynb layout: {rel}"))
+        if student.is_symlink():
+            strays += [row(student.name, tier, path, status=LINK) for tier, path in _behind_link(student, 1)
+                       if not only or tier in only]
+            continue
+        if not student.is_dir():
+            continue
+        for folder, dirs, files in os.walk(student):  # never into a linked folder
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+            for d in [d for d in dirs if (here / d).is_symlink()]:
+                dirs.remove(d)
+                top = (here / d).relative_to(student).parts[0]
+                if only and top not in only:
+                    continue
+                strays += [row(student.name, tier or top, path, status=LINK)
+                           for tier, path in _behind_link(here / d, 0)]
+            named = [d for d in dirs if d.endswith(".ipynb")]  # a folder named as a notebook gets its status
+            dirs[:] = [d for d in dirs if d not in named]
+            for name in sorted([f for f in files if f.endswith(".ipynb")] + named):
+                item = here / name
+                rel = item.relative_to(student)
+                tier = rel.parts[0] if len(rel.parts) > 1 else ""
+                if only and rel.parts[0] not in only:
+                    continue
+                if item.is_symlink():
+                    strays.append(row(student.name, tier, item, status=LINK))
+                elif len(rel.parts) == 2 and rel.parts[0] in known:
+                    jobs.append(Job(student.name, rel.parts[0], item))
+                else:
+                    strays.append(row(student.name, tier, item,
+                                      status=f"not in <student>/<assignment>/<notebook>.ipynb layout: {rel}"))
     return jobs, strays
 
 
-def sha(path: Path) -> str:
+def _behind_link(link: Path, depth: int) -> list[tuple[str, Path]]:
+    """(tier, path) of the notebooks a linked folder would bring in, by name only: `depth` levels of folders
+    (tiers) above the notebooks. Nothing is opened through the link; no link inside it is followed."""
+    if link.name.endswith(".ipynb"):
+        return [("", link)]
+    found = []
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        entries = sorted(os.scandir(link), key=lambda e: e.name)[:1000]
+    except OSError:
+        return [("", link)]
+    for entry in entries:
+        if entry.name.endswith(".ipynb") and depth == 0:
+            found.append((link.name, link / entry.name))
+        elif depth > 0 and entry.is_dir(follow_symlinks=False) and entry.name in TIERS:
+            found += [(entry.name, p) for _, p in _behind_link(link / entry.name, depth - 1)]
+    return found or [("", link)]
+
+
+def sha(path: Path) -> str:
+    """A hash of the file as it is, streamed (a hand-in may be large) and never through a link."""
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a pipe would never end
+                return ""
+            return hashlib.file_digest(f, "sha256").hexdigest()[:16]
     except OSError:
         return ""
 
@@ -66,7 +115,8 @@ def row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, fa
     out = {"student": student, "assignment": tier, "notebook": Path(path).stem,
            "score": f"{0 if flags else score:g}", "max_score": f"{max_score:g}",
            "status": f"flagged for review: {flags[0]}"[:200] if flags else status, "manual_pending": manual,
-           "sha256": sha(Path(path)), "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags),
+           "sha256": "" if status == LINK else sha(Path(path)),  # nothing is read through a link
+           "failed": failed, "raw_score": f"{score:g}", "flags": " | ".join(flags),
            "cells": cells, "auto_max": f"{max_score:g}", "manual": written, "comments": "", "submitted_at": "",
            "seconds_late": "", "late_penalty": ""}
     return scores.settle(out) if cells or written else out

@@ -11,12 +11,13 @@ import sys
 import time
 from pathlib import Path
 
-from autograder.isolation.limits import CAP_MARK, INNER_UID, MAX_TASKS, SANDBOX_UID, as_root
-from autograder.isolation.pid1 import INIT
+from autograder.isolation.limits import DISK_BYTES, INNER_UID, MAX_TASKS, SANDBOX_UID, as_root
+from autograder.isolation.pid1 import INIT, settings
 
 NEW_ROOT = ".ptlab-root"  # the mount point of the kernel's file system, inside the scratch directory
 ETC = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf", "hosts", "localtime",
        "alternatives", "ssl", "fonts", "mime.types"]
+TMPFS = "/.ptlab-tmpfs"  # where the tmpfs of /tmp and /dev/shm is made, in the kernel's root, then unmounted
 DEVICES = ["null", "zero", "full", "random", "urandom", "tty"]
 
 
@@ -40,11 +41,16 @@ def filesystem_script(scratch: Path) -> str:
 
     lines = ["set -e", "ip link set lo up 2>/dev/null || true",
               f"mount -t tmpfs -o size=1m,mode=755,nosuid,nodev none {r}",
-              f"mkdir -p {inside('/proc')} {inside('/dev/shm')} {inside('/tmp')} {inside('/sys')}",
+              f"mkdir -p {inside('/proc')} {inside('/dev/shm')} {inside('/tmp')} {inside('/sys')} {inside(TMPFS)}",
               f"mount -t proc -o nosuid,nodev,noexec proc {inside('/proc')}",
               f"mount -t sysfs -o ro,nosuid,nodev,noexec sysfs {inside('/sys')} 2>/dev/null || true",
-              f"mount -t tmpfs -o size=1g,mode=1777,nosuid,nodev none {inside('/dev/shm')}",
-              f"mount -t tmpfs -o size=256m,mode=1777,nosuid,nodev none {inside('/tmp')}"]
+              # /tmp and /dev/shm are two folders of one tmpfs the size of the disk cap: together they can
+              # never hold more (the init adds the scratch directory to what they hold)
+              f"mount -t tmpfs -o size={max(DISK_BYTES, 2**20) // 1024}k,mode=755,nosuid,nodev none {inside(TMPFS)}",
+              f"mkdir -m 1777 {inside(TMPFS + '/tmp')} {inside(TMPFS + '/shm')}",
+              f"mount --bind {inside(TMPFS + '/tmp')} {inside('/tmp')}",
+              f"mount --bind {inside(TMPFS + '/shm')} {inside('/dev/shm')}",
+              f"umount {inside(TMPFS)}", f"rmdir {inside(TMPFS)}"]
     for dev in DEVICES:
         if os.path.exists(f"/dev/{dev}"):
             lines += [f"touch {inside('/dev/' + dev)}", f"mount --bind /dev/{dev} {inside('/dev/' + dev)}"]
@@ -95,7 +101,9 @@ def private_copies(scratch: Path, cmd: list[str]) -> list[str]:
     uid = SANDBOX_UID if as_root() else os.getuid()
     out = list(cmd)
     for i, arg in enumerate(cmd):
-        if (os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg)
+        if os.path.isabs(arg) and arg.endswith(".json") and Path(arg).parent == scratch and as_root():
+            os.chown(arg, uid, uid)  # written there by the grader (kernels.manager_config), for the kernel
+        elif (os.path.isabs(arg) and arg.endswith(".json") and os.path.isfile(arg)
                 and Path(arg).parent != scratch):
             copy = scratch / f".ptlab-{os.path.basename(arg)}"
             shutil.copyfile(arg, copy)
@@ -106,23 +114,19 @@ def private_copies(scratch: Path, cmd: list[str]) -> list[str]:
     return out
 
 
-def command(scratch: Path, cmd: list[str], join_fd: int = -1, grader: int | None = None) -> list[str]:
+def command(scratch: Path, cmd: list[str], grader_fd: int, join_fd: int = -1, memory: int = 0) -> list[str]:
     """The command that starts `cmd` fenced in; with `join_fd`, the init starts nothing, writes a line to
     that descriptor when the sandbox is built, and waits for a kernel to join it (autograder/isolation/zygote.py).
-    The sandbox ends when `grader` (by default this process's parent) is gone."""
+    The sandbox ends when the grader (`grader_fd`, an inheritable pidfd of it; -1: none) is gone. `memory`:
+    the cap on the namespace's memory that the init keeps (0 where a cgroup keeps it)."""
     root = as_root()
     uid = SANDBOX_UID if root else os.getuid()
     (scratch / NEW_ROOT).mkdir(exist_ok=True)
     if root:
         os.chown(scratch, uid, uid)
     cmd = private_copies(scratch, cmd)
-    try:
-        grader_fd = os.pidfd_open(os.getppid() if grader is None else grader)
-        os.set_inheritable(grader_fd, True)
-    except (AttributeError, OSError):
-        grader_fd = -1
-    init = [sys.executable, "-I", "-S", "-c", INIT, str(MAX_TASKS), str(INNER_UID if root else -1),
-            str(scratch / CAP_MARK), str(grader_fd), *(cmd if join_fd < 0 else ["--join", str(join_fd)])]
+    conf = settings(MAX_TASKS, INNER_UID if root else -1, str(scratch), grader_fd, memory, DISK_BYTES)
+    init = [sys.executable, "-I", "-S", "-c", INIT, conf, *(cmd if join_fd < 0 else ["--join", str(join_fd)])]
     script = ["sh", "-c", filesystem_script(scratch), "sandbox"]
     flags = ["--map-root-user"]
     if root:

@@ -43,7 +43,10 @@ def sandboxed_manager():
 
 def manager_config(config: Config, manager, scratch: str) -> Config:
     """`config` plus what a sandboxed kernel needs: its scratch directory, as its working directory (never the
-    course tree), and unix sockets in there."""
+    course tree), and unix sockets and its connection file in there."""
     config = Config(config)
-    config[manager.__name__] = Config(scratch=scratch, transport="ipc", ip=os.path.join(scratch, "kernel-ipc"))
+    # The connection file too: jupyter_client would make it in the grader's temporary folder, where a grader
+    # killed outright would leave it.
+    config[manager.__name__] = Config(scratch=scratch, transport="ipc", ip=os.path.join(scratch, "kernel-ipc"),
+                                      connection_file=os.path.join(scratch, ".ptlab-connection.json"))
     return config

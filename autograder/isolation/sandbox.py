@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.isolation import fence, limits
+from autograder.isolation import cgroup, environment, fence, limits
 from autograder.isolation.limits import CAP_MARK, MAX_TASKS
 
 # The launch is this module; the parts live beside it: limits.py (the numbers), fence.py (namespaces and the
@@ -73,6 +73,8 @@ def namespaces_work() -> bool:
                                   cwd=str(Path(here).parents[1]))
         except (OSError, subprocess.TimeoutExpired):
             return False
+        finally:
+            release(scratch)
         return done.returncode == 0
 
 
@@ -82,15 +84,16 @@ def status() -> str:
     if namespaces_work():
         return (f"sandbox: resource limits, at most {MAX_TASKS} processes and threads, nothing outlives its "
                 "kernel (PID namespace), no network, and a file system of the Python environment and its "
-                "scratch directory only")
+                f"scratch directory only; {memory_mechanism()}; at most {limits.DISK_BYTES / 2**20:g} MB "
+                "written (scratch, /tmp and /dev/shm together)")
     return ("sandbox: resource limits only (unshare with user, mount, network and PID namespaces is not "
             "available here): no process cap, processes a submission detaches may outlive it, and student "
-            "code can read whatever this user can, other hand-ins included")
+            f"code can read whatever this user can, other hand-ins included; {memory_mechanism()}")
 
 
 def hit_cap(scratch: str | Path) -> bool:
     """Whether the sandbox stopped this run for starting too many processes or threads."""
-    return (Path(scratch) / CAP_MARK).exists()
+    return stopped_for(scratch) == "processes"
 
 
 def launcher(scratch: str, runtime: str) -> list[str]:
@@ -100,38 +103,157 @@ def launcher(scratch: str, runtime: str) -> list[str]:
     fenced = namespaces_work()
     forks = zygote.address() if fenced else None
     return [sys.executable, "-m", "autograder.isolation.sandbox", "--scratch", scratch, "--runtime", runtime,
-            *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []), "--"]
+            "--grader", str(os.getpid()), *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []),
+            "--"]
+
+
+def memory_mechanism() -> str:
+    """How one submission's memory is capped, all its processes together: what `status` and the README say."""
+    if limits.MEMORY_BYTES <= 0:
+        return "no memory cap (PTLAB_MEM_LIMIT_GB=0)"
+    gb = f"{limits.MEMORY_BYTES / 2**30:g} GB"
+    if not namespaces_work():
+        return f"memory {gb} per process (no namespace to sum a submission in)"
+    if cgroup_wanted() and cgroup.works():
+        return f"memory {gb} per submission, all its processes and tmpfs together (a cgroup)"
+    return f"memory {gb} per submission, all its processes and tmpfs together (the sandbox's init watches)"
+
+
+def cgroup_wanted() -> bool:
+    return os.environ.get("PTLAB_CGROUP", "1") != "0"
+
+
+def stopped_for(scratch: str | Path) -> str | None:
+    """Why the sandbox stopped this run, if it did: 'processes', 'memory' or 'disk'."""
+    scratch = Path(scratch)
+    for why, mark in (("processes", CAP_MARK), ("memory", limits.MEMORY_MARK), ("disk", limits.DISK_MARK)):
+        if (scratch / mark).exists():
+            return why
+    if cgroup.reached(cgroup.path_for(scratch), limits.MEMORY_BYTES):
+        return "memory"
+    return None
+
+
+def release(scratch: str | Path) -> None:
+    """After the kernel is gone: what the sandbox made outside its scratch directory (the cgroup)."""
+    group = cgroup.path_for(scratch)
+    if group is not None and group.exists():
+        cgroup.remove(group)
+
+
+def _grader_pidfd(grader: int) -> int | None:
+    """An inheritable pidfd of the grading process; None when it is gone already (nothing may start then).
+
+    The grader's pid comes from the command line, not from getppid(): a launcher whose grader died before it
+    ran has been adopted by another process, whose pidfd would never tell that the grader is gone."""
+    _test_kill_grader("launcher", grader)
+    try:
+        fd = os.pidfd_open(grader)
+    except ProcessLookupError:
+        return None
+    except (AttributeError, OSError):
+        return -1  # no pidfds here: the sandbox cannot watch its grader
+    if os.getppid() != grader:  # the pid is someone else's now, or we were adopted
+        os.close(fd)
+        return None
+    os.set_inheritable(fd, True)
+    return fd
+
+
+_launched_for_kernel = False
+
+
+def _test_kill_grader(step: str, grader: int) -> None:
+    """The suite kills the grader at each step of a kernel's start (PTLAB_TEST_KILL_GRADER=<step>)."""
+    if os.environ.get("PTLAB_TEST_KILL_GRADER") == step and grader > 1 and _launched_for_kernel:
+        import signal
+        import time
+
+        os.kill(grader, signal.SIGKILL)
+        time.sleep(0.2)
 
 
 def main(argv: list[str]) -> int:
     split = argv.index("--")
     opts, cmd = argv[:split], argv[split + 1:]
     scratch = Path(opts[opts.index("--scratch") + 1])
+    global _launched_for_kernel
+    _launched_for_kernel = "--grader" in opts  # not the probe of namespaces_work
+    grader = int(opts[opts.index("--grader") + 1]) if "--grader" in opts else os.getppid()
+    grader_fd = _grader_pidfd(grader)
+    if grader_fd is None:  # the grader is gone: start nothing, and remove what it can no longer remove
+        shutil.rmtree(scratch, ignore_errors=True)
+        return 124
+    # Only the allow-list reaches the kernel (environment.py): this process, unshare, the init and the kernel
+    # all start from what is left.
+    kept = environment.for_kernel()
+    os.environ.clear()
+    os.environ.update(kept)
     os.environ.update(TMPDIR=str(scratch), MPLCONFIGDIR=str(scratch / ".mpl"),
                       TORCHINDUCTOR_CACHE_DIR=str(scratch / ".inductor"), HOME=str(scratch))
     os.chdir(scratch)
     limits.apply()
+    fenced = "--fence" in opts
+    # This process joins the submission's cgroup, and so does everything it starts; where there is none, the
+    # init sums the namespace's memory instead.
+    group = cgroup.create(scratch, limits.MEMORY_BYTES) if fenced and cgroup_wanted() else None
+    memory = 0 if group is not None else limits.MEMORY_BYTES
     # The learner's output travels over the kernel's sockets. What the kernel process itself writes to its
     # stdout/stderr (its own errors when the grader ends a run early) is noise in the grader's terminal.
     terminal = os.dup(2)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
-    if "--zygote" in opts and "--fence" in opts:
+    if "--zygote" in opts and fenced:
         # Imported here: a kernel started without the fork server has no use for its client.
         from autograder.isolation import standin
 
         if standin.is_python_kernel(cmd):
-            code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1])
+            code = standin.run(scratch, cmd, opts[opts.index("--zygote") + 1], grader_fd, memory, group)
             if code is not None:
                 return code
-    if "--fence" in opts:
-        cmd = fence.command(scratch, cmd)
+    if fenced:
+        _test_kill_grader("unshare", grader)
+        return _supervise(scratch, cmd, grader_fd, memory, terminal)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:
         os.write(terminal, f"sandbox: cannot start {cmd[0]}: {e}\n".encode())
     return 127
+
+
+def _supervise(scratch: Path, cmd: list[str], grader_fd: int, memory: int, terminal: int) -> int:
+    """Start the fenced kernel as a child and wait for it: when the grader died first, this process removes
+    what the grader would have (standin.orphaned). jupyter_client's interrupt reaches the kernel through the
+    process group; its kill takes this process and the child together."""
+    import signal
+
+    from autograder.isolation import standin
+
+    child = os.fork()
+    if child == 0:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: it goes when this process goes
+            # Made here: as root, fence's helper maps the users of the process that becomes unshare
+            cmd = fence.command(scratch, cmd, grader_fd, memory=memory)
+            os.execvp(cmd[0], cmd)
+        except OSError as e:
+            os.write(terminal, f"sandbox: cannot start {cmd[0]}: {e}\n".encode())
+        finally:
+            os._exit(127)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    standin.orphaned(scratch, grader_fd)
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":

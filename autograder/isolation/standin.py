@@ -43,17 +43,37 @@ def _parent(pid: int) -> int:
         return -1
 
 
-def run(scratch: Path, cmd: list[str], server: str) -> int | None:
+def orphaned(scratch: Path, grader_fd: int) -> bool:
+    """When the grader died before its kernel: what it would have removed (the scratch directory, the cgroup)
+    goes now, by the last of the sandbox's processes outside the namespace. True when it was so."""
+    import select
+    import shutil
+
+    if grader_fd < 0 or not select.select([grader_fd], [], [], 0)[0]:
+        return False
+    from autograder.isolation import cgroup
+
+    group = cgroup.path_for(scratch)
+    if group is not None and group.exists():
+        cgroup.leave(group)  # this process is the group's last member
+        cgroup.remove(group)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return True
+
+
+def run(scratch: Path, cmd: list[str], server: str, grader_fd: int, memory: int, group: Path | None) -> int | None:
     """Build the sandbox as usual, but let a fork of the fork server be its kernel. This process stays as
     the kernel's stand-in for jupyter_client: an interrupt sent to it goes to the kernel, and when it is
     killed, unshare is too, and with it the namespace's init and every process in there.
+
+    `grader_fd`, `memory`: as for fence.command; `group`: the submission's cgroup (cgroup.py), which the
+    kernel joins, or None.
 
     Returns the sandbox's exit code, or None when the server could not give a kernel (start one as usual)."""
     limits = [(r, resource.getrlimit(r)[0]) for r in (resource.RLIMIT_AS, resource.RLIMIT_CPU,
                                                        resource.RLIMIT_FSIZE)]
     limits.append((resource.RLIMIT_NPROC, MAX_TASKS))
     cmd = fence.private_copies(scratch, cmd)
-    grader = os.getppid()
     ready_r, ready_w = os.pipe()
     child = os.fork()
     if child == 0:  # becomes unshare, as main() does in the plain path (the uid helper watches this pid)
@@ -62,7 +82,7 @@ def run(scratch: Path, cmd: list[str], server: str) -> int | None:
 
             os.close(ready_r)
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: it goes when this stand-in goes
-            fenced = fence.command(scratch, cmd, join_fd=ready_w, grader=grader)
+            fenced = fence.command(scratch, cmd, grader_fd, join_fd=ready_w, memory=memory)
             os.set_inheritable(ready_w, True)
             os.execvp(fenced[0], fenced)
         finally:
@@ -73,11 +93,15 @@ def run(scratch: Path, cmd: list[str], server: str) -> int | None:
 
         if not select.select([ready_r], [], [], 60)[0] or not os.read(ready_r, 16):
             raise OSError("the sandbox was not built")
+        if os.environ.get("PTLAB_TEST_KILL_GRADER") == "join" and grader_fd >= 0:
+            signal.pidfd_send_signal(grader_fd, signal.SIGKILL)  # the suite: the grader dies here
         conn, kernel = zygote.request(server, _init_pid(child), cmd, dict(os.environ), str(scratch),
-                                      INNER_UID if as_root() else -1, limits)
+                                      INNER_UID if as_root() else -1, limits, str(group or ""))
     except (OSError, ValueError):
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+        if orphaned(scratch, grader_fd):
+            return 124
         return None
     finally:
         os.close(ready_r)
@@ -97,6 +121,7 @@ def run(scratch: Path, cmd: list[str], server: str) -> int | None:
         except InterruptedError:
             continue
     conn.close()
+    orphaned(scratch, grader_fd)
     code = os.waitstatus_to_exitcode(status)
     return code if code >= 0 else 128 - code
 

@@ -34,11 +34,14 @@ class Warm:
     scratch: str  # the kernel's working directory; removed with the kernel
 
     def discard(self) -> None:
+        from autograder.isolation.sandbox import release
+
         kill_kernel(self.km)
         with contextlib.suppress(Exception):
             done = self.km.cleanup_resources()  # a coroutine on an async kernel manager
             if inspect.isawaitable(done):
                 asyncio.run(done)
+        release(self.scratch)
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 

@@ -21,7 +21,8 @@ private directory of the grader's, which no sandbox can see.
 
 One connection per kernel, a JSON line each way:
     client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
-                       "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...]}
+                       "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...],
+                       "cgroup": <the submission's memory cgroup to join, or "">}
     server -> client  {"pid": <host pid of the kernel>}  or  {"error": "..."}
 """
 
@@ -71,6 +72,8 @@ def address() -> str | None:
             return None
         proc = _server.get("proc") if mine else None
         if proc is None or proc.poll() is not None:  # none started by this process yet, or gone since
+            if proc is not None:
+                _server["stop"]()  # a server killed outright left its folder
             _spawn()
             proc = _server.get("proc")
             if proc is None:
@@ -97,8 +100,12 @@ def _spawn() -> None:
     home = tempfile.mkdtemp(prefix="ptlab-zygote-")  # 0700: only the grader reaches the socket
     path = os.path.join(home, "socket")
     try:
+        # A forked kernel can read the environment the server started with (/proc/self/environ): only the
+        # kernels' allow-list. Imported here, in the grader: the server itself imports nothing of ours.
+        from autograder.isolation.environment import for_kernel
+
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, str(os.getpid())],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=for_kernel(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True, close_fds=True)
     except OSError:
         shutil.rmtree(home, ignore_errors=True)
@@ -128,14 +135,14 @@ def _await(proc: subprocess.Popen) -> None:
 
 
 def request(sock_path: str, init_pid: int, argv: list[str], env: dict, cwd: str, uid: int,
-            limits: list[tuple[int, int]]) -> tuple[socket.socket, int]:
+            limits: list[tuple[int, int]], cgroup: str = "") -> tuple[socket.socket, int]:
     """Ask the server for a kernel inside the namespaces of `init_pid`; returns the open connection (it closes
     when the kernel is gone) and the kernel's host pid. Raises OSError when there is no kernel."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(60)
     conn.connect(sock_path)
     conn.sendall(json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
-                             "limits": limits}).encode() + b"\n")
+                             "limits": limits, "cgroup": cgroup}).encode() + b"\n")
     reply = json.loads(conn.makefile("rb").readline() or b'{"error": "the fork server closed"}')
     if "pid" not in reply:
         conn.close()
@@ -229,6 +236,9 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
         req = json.loads(conn.makefile("rb").readline())
+        if req.get("cgroup"):  # the submission's memory cgroup, joined while its file system is still in view
+            with open(os.path.join(req["cgroup"], "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
         _join(int(req["init"]))
         kernel = os.fork()
     except Exception as e:  # anything: the client falls back to a new interpreter
@@ -277,4 +287,9 @@ def serve(path: str, parent: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    try:
+        serve(sys.argv[1], int(sys.argv[2]))
+    finally:  # a grader killed outright cannot remove the server's folder: the server does, as it goes
+        import shutil
+
+        shutil.rmtree(os.path.dirname(sys.argv[1]), ignore_errors=True)

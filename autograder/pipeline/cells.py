@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-import nbformat
 from nbformat import NotebookNode
 
 from autograder.course import CACHE_DIR, COURSE, SOURCE_DIR, TIERS, GradingInputError
@@ -45,24 +43,11 @@ def topics(cell: NotebookNode) -> list[str]:
 
 
 def read(path: Path) -> NotebookNode:
-    """Read any notebook a learner might hand us, turning every way it can be broken into one line."""
-    path = Path(path)
-    if not path.exists():
-        raise GradingInputError(f"{path}: no such file")
-    if path.is_dir():
-        raise GradingInputError(f"{path}: is a directory, not a notebook")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise GradingInputError(f"{path}: not a text file") from None
-    except json.JSONDecodeError as e:
-        raise GradingInputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
-    if not isinstance(raw, dict) or "cells" not in raw or not isinstance(raw.get("cells"), list):
-        raise GradingInputError(f"{path}: JSON, but not a Jupyter notebook (no cell list)")
-    try:
-        return nbformat.reads(json.dumps(raw), as_version=4)
-    except Exception as e:  # nbformat raises several types for malformed notebooks
-        raise GradingInputError(f"{path}: not a readable notebook ({type(e).__name__})") from None
+    """Read any notebook a learner might hand us, turning every way it can be broken into one line (a course
+    file may be a link; a hand-in is read with pipeline.handin, which refuses links)."""
+    from autograder.pipeline import handin
+
+    return handin.read(path, follow_links=True)
 
 
 def identity(nb: NotebookNode) -> tuple[str, str] | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from autograder.isolation import sandbox
-from autograder.pipeline import cells, expected, faults
+from autograder.pipeline import cells, expected, faults, handin
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.execute import execute
 from autograder.pipeline.score import ManualItem, TestResult, as_dicts, score
@@ -52,7 +52,7 @@ class Report:
 def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None,
                    kernels=None, progress=None) -> Report:
     """Raises GradingInputError when the file cannot be graded at all."""
-    submitted = cells.read(path)
+    submitted = handin.read(path)
     return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references, kernels,
                             progress)
 

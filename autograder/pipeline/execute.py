@@ -108,6 +108,8 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None,
     config.Execute.shutdown_kernel = "immediate"
     notes: list[str] = []
     manager = sandboxed_manager() if sandbox.enabled() else None
+    if manager is not None:
+        sandbox.namespaces_work()  # probed before this run's scratch directory exists (it cleans up after itself)
     ready = None
     if kernels is not None and manager is not None and nb.metadata.get("kernelspec", {}).get("name") == "python3":
         ready = kernels(lambda scratch: manager(kernel_name="python3",
@@ -142,11 +144,14 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None,
             # still holds is one whose shutdown never ran (a deadline that fired inside nbclient's event loop)
             # or a warmed one, which nbclient never owned.
             kill_kernel(executor.km)
-        if sandbox.hit_cap(scratch):  # the sandbox stopped a fork loop: that, not "the kernel died", is why
-            from autograder.pipeline.faults import too_many_processes
+        why = sandbox.stopped_for(scratch) if manager is not None else None
+        if why:  # the sandbox stopped the run (or its cgroup's OOM killer struck): that is the fault
+            from autograder.pipeline.faults import sandbox_stop
 
-            notes = [too_many_processes(sandbox.MAX_TASKS),
+            notes = [sandbox_stop(why),
                      *(n for n in notes if not n.startswith(("the kernel died", "the run stopped early")))]
+        if manager is not None:
+            sandbox.release(scratch)
     cut = _cap_outputs(nb)
     if cut:
         notes.append(f"output cut at {MAX_OUTPUT_CHARS // 1000} kB a cell: {', '.join(cut)}")

@@ -26,6 +26,19 @@ def too_many_processes(cap: int) -> str:
     return f"too many processes: the run reached the cap of {cap} processes and threads, and was stopped"
 
 
+def sandbox_stop(why: str) -> str:
+    """The fault of a run the sandbox stopped or cut short, by the cap it reached (isolation.sandbox.stopped_for)."""
+    from autograder.isolation import limits
+
+    if why == "processes":
+        return too_many_processes(limits.MAX_TASKS)
+    if why == "memory":
+        return (f"out of memory: the submission's processes and temporary files together reached the cap of "
+                f"{limits.MEMORY_BYTES / 2**30:g} GB, and the run was stopped")
+    return (f"out of disk space: the submission wrote more than {limits.DISK_BYTES / 2**20:g} MB (scratch, /tmp "
+            f"and /dev/shm together), and the run was stopped")
+
+
 def where(cell: NotebookNode, index: int) -> str:
     """How a status names a cell: its grade id, or its position for a cell without one."""
     return grade_id(cell) or f"cell {index + 1}"
@@ -37,6 +50,10 @@ def _kind(error: NotebookNode) -> str | None:
         return "stopped at the per-cell time limit"
     if ename == "MemoryError" or any(hint in evalue for hint in MEMORY_HINTS):
         return "out of memory"
+    if "No space left on device" in evalue:  # ENOSPC: the tmpfs of /tmp and /dev/shm is full
+        return "out of disk space"
+    if "File too large" in evalue:  # EFBIG: the sandbox's per-file limit (RLIMIT_FSIZE)
+        return "a file over the per-file size limit"
     return None
 
 

@@ -28,10 +28,18 @@ REACH_MODULES = {"IPython", "ipykernel", "zmq", "jupyter_client", "comm", "gc", 
                  "builtins", "traceback", "signal", "faulthandler", "sys_monitoring"}
 SYS_ATTRS = {"modules", "excepthook", "displayhook", "settrace", "setprofile", "_getframe", "meta_path",
              "path_hooks", "stdout", "stderr", "audit", "addaudithook", "monitoring", "exit"}
+DISPLAY_MODULES = {"IPython.display"}  # what an answer may import from IPython (see _displays_only)
 DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "get_ipython", "breakpoint"}
 OK_OWNERS = {"self", "cls", "ctx"}
 # Settings an answer may legitimately change (reproducibility, determinism).
 OK_TARGETS = ("torch.backends.", "os.environ")
+
+
+def _displays_only(node: ast.AST) -> bool:
+    """`from IPython.display import display, HTML, Markdown`: how a learner shows a result, not a reach into
+    the kernel (the names are bound as they are; using them to patch anything is still flagged)."""
+    return (isinstance(node, ast.ImportFrom) and node.module in DISPLAY_MODULES and node.level == 0
+            and all(a.name != "*" and not a.name.startswith("_") for a in node.names))
 
 
 def _scan(tree: ast.AST) -> list[tuple[int, str]]:
@@ -42,6 +50,8 @@ def _scan(tree: ast.AST) -> list[tuple[int, str]]:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for a in node.names:
                 modules.add((a.asname or a.name).split(".")[0])
+            if _displays_only(node):
+                continue
             for n in names:
                 if n.split(".")[0] in REACH_MODULES:
                     found.append((node.lineno, f"imports {n}, which reaches into the kernel or interpreter"))

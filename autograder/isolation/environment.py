@@ -1,0 +1,33 @@
+"""The environment a kernel starts with: an allow-list of the grader's, nothing else.
+
+A grader's environment holds what student code must never read (a cloud key, a token, a password), so a
+kernel gets only what Python, torch, matplotlib and the kernel need, the course's own PTLAB_* switches and
+the locale. Used by the launcher (sandbox.py) and for the fork server (zygote.py), whose own environment a
+forked kernel would otherwise find in /proc/self/environ.
+"""
+
+from __future__ import annotations
+
+import os
+
+ALLOWED = frozenset({
+    "PATH", "HOME", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "TMPDIR",
+    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING",
+    "PYTHONWARNINGS", "PYTHONUTF8", "PYDEVD_DISABLE_FILE_VALIDATION",
+    "MPLBACKEND", "MPLCONFIGDIR", "TORCHINDUCTOR_CACHE_DIR",
+    # thread counts: a grader that pins them (the suite, a busy server) pins its kernels too
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "TORCH_NUM_THREADS",
+    "JPY_PARENT_PID",  # set by jupyter_client; the init and the fork server drop it again
+})
+PREFIXES = ("LC_", "PTLAB_")
+
+
+def allowed(name: str) -> bool:
+    return name in ALLOWED or name.startswith(PREFIXES)
+
+
+def for_kernel(env: dict[str, str] | None = None) -> dict[str, str]:
+    """`env` (by default this process's) without anything off the allow-list."""
+    env = os.environ if env is None else env
+    return {k: v for k, v in env.items() if allowed(k)}
