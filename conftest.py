@@ -99,3 +99,36 @@ def pytest_sessionfinish(session, exitstatus):
     if left:
         sys.stderr.write("\nthe suite left these behind (now killed and removed):\n  " + "\n  ".join(left) + "\n")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# nbval stops a notebook's kernel with a kill, so a notebook's own clean-up at exit (atexit) never runs there:
+# each notebook's cells get a temporary folder of their own, removed after its last cell.
+def _nbval_notebook(item) -> str | None:
+    return str(item.fspath) if type(item).__name__ == "IPyNbCell" else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    notebook = _nbval_notebook(item)
+    if notebook and os.environ.get("PTLAB_NBVAL_NOTEBOOK") != notebook:  # its kernel starts with this item
+        os.environ["PTLAB_NBVAL_NOTEBOOK"] = notebook
+        os.environ["PTLAB_NBVAL_OUTER_TMPDIR"] = os.environ.get("TMPDIR", "")
+        os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="ptlab-nbval-")
+        tempfile.tempdir = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    notebook = _nbval_notebook(item)
+    if notebook and (nextitem is None or _nbval_notebook(nextitem) != notebook):  # its kernel is gone now
+        import shutil
+
+        shutil.rmtree(os.environ["TMPDIR"], ignore_errors=True)
+        outer = os.environ.pop("PTLAB_NBVAL_OUTER_TMPDIR", "")
+        if outer:
+            os.environ["TMPDIR"] = outer
+        else:
+            os.environ.pop("TMPDIR", None)
+        os.environ.pop("PTLAB_NBVAL_NOTEBOOK", None)
+        tempfile.tempdir = None

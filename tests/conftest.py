@@ -16,3 +16,15 @@ def browser_type_launch_args():
 @pytest.fixture(scope="session")
 def browser_context_args():
     return {"viewport": {"width": 1280, "height": 860}}
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    """A learner with no history (interview and review tests): the course's cache for sessions, events and the
+    schedule in tmp_path."""
+    from autograder.learner import compose, mastery, review
+
+    monkeypatch.setattr(compose, "COMPOSED", tmp_path / "cache" / "composed")
+    monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
+    return tmp_path

@@ -17,20 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.learner import compose, interview, leaks, mastery, review
+from autograder.learner import compose, interview, leaks, mastery
 from autograder.learner.exercises import _read, catalogue
 from autograder.pipeline.cells import grade_id, kind
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def state(tmp_path, monkeypatch):
-    """A learner with no history: the course's cache for sessions, events and the schedule in tmp_path."""
-    monkeypatch.setattr(compose, "COMPOSED", tmp_path / "cache" / "composed")
-    monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
-    monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
-    return tmp_path
 
 
 def keys(exercises):

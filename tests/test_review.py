@@ -22,14 +22,6 @@ DAY = datetime.date(2026, 11, 24)
 KEY = "junior/01_tensors_and_memory/ex1_bridge_predict_test"
 
 
-@pytest.fixture
-def state(tmp_path, monkeypatch):
-    monkeypatch.setattr(compose, "COMPOSED", tmp_path / "cache" / "composed")
-    monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
-    monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
-    return tmp_path
-
-
 def test_quality_from_attempts():
     assert [review.quality(n, True) for n in (1, 2, 3, 4, 5, 9)] == [5, 4, 3, 3, 2, 2]
     assert review.quality(1, False) == 1

@@ -44,7 +44,9 @@ def with_answer(nb, gid: str, source: str):
 
 
 def cli(tmp: Path, *args: str, **env_vars: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), **env_vars)
+    # Grading in-process marks this process as grading (PTLAB_GRADING); a command run as a learner runs it is not.
+    env = {k: v for k, v in os.environ.items() if k != "PTLAB_GRADING"}
+    env.update(PTLAB_SOURCE_DIR=str(tmp / "notebooks"), **env_vars)
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 

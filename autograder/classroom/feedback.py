@@ -12,7 +12,7 @@ from nbformat.v4 import new_markdown_cell
 
 from autograder.classroom import scores
 from autograder.classroom.autograded import NOTE
-from autograder.isolation.sanitize import clean_html, clean_notebook
+from autograder.isolation.sanitize import clean_notebook
 from autograder.pipeline.assemble import without_hidden
 from autograder.pipeline.cells import grade_id, kind, points
 from autograder.pipeline.observe import MIME
@@ -79,10 +79,12 @@ def page(executed: NotebookNode, row: dict, flags=()) -> str:
 
 
 def to_html(nb: NotebookNode) -> str:
+    """The page of a notebook whose outputs are already clean (`page`): nbconvert's own template (its styles and
+    scripts) is the course's, so only what came out of the submission is sanitised, never the page around it."""
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nb)
-    return clean_html(body)
+    return body
 
 
 def save_html(html: str, path: Path) -> None:

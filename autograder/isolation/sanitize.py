@@ -60,12 +60,18 @@ def _attribute(tag: str, name: str, value: str) -> bool:
     if name.startswith("on"):
         return False
     if tag == "img" and name == "src":
-        return value.strip().lower().startswith(IMAGE_PREFIXES)
+        return value.strip().lower().startswith(IMAGE_PREFIXES) or _relative(value)
     if name == "href" and not value.strip().lower().startswith(LINK_PROTOCOLS):
         return value.strip().startswith("#")  # a link within the page, or none
     if tag in SVG_TAGS:
         return name in SVG_ATTRS or name in COMMON
     return name in COMMON or name in HTML_ATTRS.get(tag, set())
+
+
+def _relative(url: str) -> bool:
+    """A path beside the page (a figure the course wrote next to it): no scheme, so nothing but a file."""
+    head = url.strip().split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    return bool(url.strip()) and ":" not in head and not url.strip().startswith("//")
 
 
 @functools.lru_cache(maxsize=1)
