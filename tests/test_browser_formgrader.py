@@ -69,6 +69,9 @@ def test_a_written_answer_graded_in_formgrader_reaches_the_export_the_csv_and_th
 
 
 def _grade_in_formgrader(page, url, tmp):
+    # Formgrader answers each click with gradebook queries: on 2 loaded cores in the full suite that took over
+    # the default 30 s once, so every wait here gets longer.
+    page.set_default_timeout(90_000)
     page.goto(f"{url}/lab?token={TOKEN}")
     page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
     entries = page.locator(".lm-Menu-item:visible .lm-Menu-itemLabel")
