@@ -92,8 +92,9 @@ def open_notebook(page, url: str, name: str) -> None:
 
 def open_from_file_browser(page, name: str) -> None:
     """As a learner opens a second notebook: the file browser's top folder, a double click."""
-    page.locator(".jp-BreadCrumbs-home").first.click()
-    page.locator(".jp-DirListing-item", has_text=name).first.dblclick()
+    # The listing refreshes slowly on 2 loaded cores in the full suite (30 s once was not enough).
+    page.locator(".jp-BreadCrumbs-home").first.click(timeout=90_000)
+    page.locator(".jp-DirListing-item", has_text=name).first.dblclick(timeout=90_000)
     page.wait_for_selector(f"{CURRENT_TAB}:has-text('{name}')", timeout=60_000)
     wait_until_ready(page)
 
