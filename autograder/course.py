@@ -10,6 +10,9 @@ import yaml
 
 COURSE = "pytorch-interview-lab"
 TIERS = ("junior", "mid", "senior")
+# Set by the grader in every process that runs a notebook for grading (a kernel inherits it): what only a learner
+# may do (a self-check cell, revealing a solution, a check server) stands down when it is set.
+GRADING_ENV = "PTLAB_GRADING"
 
 # The one place that says where the student notebooks are published: Colab badges are built from it.
 COLAB_OWNER = os.environ.get("PTLAB_COLAB_OWNER", "pytorch-interview-lab")

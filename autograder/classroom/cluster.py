@@ -50,7 +50,7 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
     import os
 
     from autograder.pipeline import cells, expected
-    from autograder.pipeline.check import GRADING_ENV
+    from autograder.course import GRADING_ENV
 
     os.environ[GRADING_ENV] = "1"  # the reference runs as it does inside a grading worker
     by_source: dict[Path, dict] = {}

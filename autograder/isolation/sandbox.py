@@ -244,16 +244,7 @@ def _supervise(scratch: Path, cmd: list[str], grader_fd: int, memory: int, termi
         finally:
             os._exit(127)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
-    while True:
-        try:
-            _, status = os.waitpid(child, 0)
-            break
-        except InterruptedError:
-            continue
-    standin.orphaned(scratch, grader_fd)
-    code = os.waitstatus_to_exitcode(status)
-    return code if code >= 0 else 128 - code
+    return standin.supervise(child, scratch, grader_fd)
 
 
 if __name__ == "__main__":

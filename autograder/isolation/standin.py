@@ -113,6 +113,12 @@ def run(scratch: Path, cmd: list[str], server: str, grader_fd: int, memory: int,
             pass
 
     signal.signal(signal.SIGINT, forward)
+    return supervise(child, scratch, grader_fd, before_cleanup=conn.close)
+
+
+def supervise(child: int, scratch: Path, grader_fd: int, before_cleanup=None) -> int:
+    """Wait for the process that holds the kernel's namespace (a polite kill of ours ends it), then clean up
+    after a grader that died meanwhile (`orphaned`). Returns the child's exit code as a shell would give it."""
     signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
     while True:
         try:
@@ -120,7 +126,8 @@ def run(scratch: Path, cmd: list[str], server: str, grader_fd: int, memory: int,
             break
         except InterruptedError:
             continue
-    conn.close()
+    if before_cleanup is not None:
+        before_cleanup()
     orphaned(scratch, grader_fd)
     code = os.waitstatus_to_exitcode(status)
     return code if code >= 0 else 128 - code

@@ -27,18 +27,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.course import GRADING_ENV
+
 ENABLE_ENV = "PTLAB_CHECK_SERVER"
 IDLE = int(os.environ.get("PTLAB_CHECK_SERVER_IDLE", "900"))  # seconds without a check before it leaves
 # What a grade depends on besides the files: these variables, and the grader's own code.
 _KEYED = ("PYTHONPATH", "PATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MPLBACKEND")
-_UNKEYED = ("PTLAB_GRADING", ENABLE_ENV, "PTLAB_CHECK_SERVER_IDLE")
+_UNKEYED = (GRADING_ENV, ENABLE_ENV, "PTLAB_CHECK_SERVER_IDLE")
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def wanted() -> bool:
     # Never under pytest (a test's subprocess inherits PYTEST_CURRENT_TEST): a server outlives its check, and
     # nothing may outlive a test; tests of the server itself drop that variable.
-    return (os.environ.get(ENABLE_ENV) == "1" and not os.environ.get("PTLAB_GRADING")
+    return (os.environ.get(ENABLE_ENV) == "1" and not os.environ.get(GRADING_ENV)
             and "PYTEST_CURRENT_TEST" not in os.environ)
 
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-GRADING_ENV = "PTLAB_GRADING"  # set by the grader (pipeline/check.py) in every process that runs a notebook
+from autograder.course import GRADING_ENV
 
 
 class Refused(Exception):

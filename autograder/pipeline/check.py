@@ -13,6 +13,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
+from autograder.course import GRADING_ENV
 from autograder.isolation import sandbox
 from autograder.pipeline import cells, expected, faults, handin
 from autograder.pipeline.assemble import assemble
@@ -20,7 +21,6 @@ from autograder.pipeline.execute import execute
 from autograder.pipeline.score import ManualItem, TestResult, as_dicts, score
 from autograder.pipeline.tamper import scan
 
-GRADING_ENV = "PTLAB_GRADING"
 
 
 @dataclass
