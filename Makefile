@@ -22,6 +22,8 @@ SUBMITTED ?= submitted
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # Jupyter refuses to start as root (containers, CI images) unless told that this is intended.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# A port of your choice (a learner's lab and an instructor's teach side by side); JupyterLab's own default else.
+PORT_FLAG := $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0,)
 
 # pip prints a warning per package for this machine's local index mirrors: noise, not news.
 QUIET_PIP := grep -v "^WARNING: Location" || true
@@ -52,13 +54,13 @@ $(TRITON_STAMP): $(STAMP)
 release: setup ## regenerate the student notebooks in release/ with nbgrader
 	@$(PY) -m autograder release
 
-lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton), copy the student notebooks to work/ (never overwriting yours), open JupyterLab
+lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton, PORT=8890 another port), copy the student notebooks to work/ (never overwriting yours), open JupyterLab
 	@$(PY) -m autograder workdir work
 	@echo "lab: your notebooks are in work/; check one with its toolbar's Save and check (Ctrl+Shift+Enter), 00_progress.ipynb for the map"
 	@# The learner's config (nbgrader's instructor tools off) for this launch only; make teach keeps them.
 	@learner=$$($(PY) -m autograder lab-settings --learner-dir) && \
 	  JUPYTER_CONFIG_PATH="$$learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  PTLAB_CHECK_SERVER=1 $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG)
+	  PTLAB_CHECK_SERVER=1 $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG) $(PORT_FLAG)
 
 workdir: setup release ## copy the student notebooks into work/, as make lab does, without opening JupyterLab (never overwrites yours): .venv/bin/python -m autograder workdir work
 	@$(PY) -m autograder workdir work
@@ -93,10 +95,10 @@ grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <
 	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
 	  --gradebook sqlite:///gradebook.db
 
-teach: setup ## for instructors: JupyterLab on the course with nbgrader's formgrader (Nbgrader menu > Formgrader)
+teach: setup ## for instructors: JupyterLab on the course with nbgrader's formgrader (Nbgrader menu > Formgrader) [PORT=8890]
 	@mkdir -p exchange
 	@echo "teach: formgrader reads gradebook.db and autograded/ (make grade writes both); Nbgrader menu > Formgrader"
-	@$(VENV)/bin/jupyter lab --notebook-dir=. $(ROOT_FLAG)
+	@$(VENV)/bin/jupyter lab --notebook-dir=. $(ROOT_FLAG) $(PORT_FLAG)
 
 ci-cpu: setup setup-triton ## run every solved notebook with papermill on the CPU
 	@$(PY) ci/run_notebooks.py --device cpu --workers $(WORKERS)

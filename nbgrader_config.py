@@ -29,6 +29,16 @@ c.Execute.interrupt_on_timeout = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
+# Plain `nbgrader autograde` restores hidden tests without reporting every untouched test cell as changed
+# (nbgrader compares with a checksum taken before they were cleared: jupyter/nbgrader#1961).
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.classroom.released_cells.OverwriteReleasedCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
 # Feedback never shows hidden tests (nbgrader shows them by default: jupyter/nbgrader#917, #1363).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",

@@ -20,16 +20,15 @@ def cmd_check(args) -> int:
         return _check_for_github_classroom(args)
     from autograder.learner import check_server
 
-    options = dict(as_json=args.json, record=args.record, timeout=args.timeout, finish=args.finish)
-    # The server answers in one piece: a check that streams its progress (the self-check cell) runs here.
-    got = (check_server.ask(args.notebook, **options)
-           if check_server.wanted() and not args.progress else None)
+    options = dict(as_json=args.json, record=args.record, timeout=args.timeout, finish=args.finish,
+                   progress=_progress_lines if args.progress else None)
+    got = check_server.ask(args.notebook, **options) if check_server.wanted() else None
     if got is None:
         from autograder.isolation import sandbox, zygote
 
         if sandbox.enabled() and shutil.which("unshare"):
             zygote.prestart()  # its imports run while nbgrader's load here
-        got = check_server.run(args.notebook, progress=_progress_lines if args.progress else None, **options)
+        got = check_server.run(args.notebook, **options)
     code, out, err = got
     sys.stdout.write(out)
     sys.stderr.write(err)

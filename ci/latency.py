@@ -21,10 +21,12 @@ def timed(cmd: list[str], **kw) -> float:
 
 
 def check_latency(notebooks: list[Path], server: bool = True) -> tuple[dict[str, float], dict[str, float]]:
-    """(first check, mean of two later checks) per notebook, in seconds, as a learner waits for them: a solved copy with a
-    note of the learner's (so its check is not itself the reference run), a cache of its own (so the first
-    check also runs the reference), and, with `server`, the check server `make lab` gives the self-check
-    (the very first check also starts it)."""
+    """(first check, mean of two later checks) per notebook, in seconds, as a learner waits for them: the command
+    a notebook's check cell runs (progress streamed), on a solved copy with a note of the learner's (so its
+    check is not itself the reference run), a cache of its own (so the first check also runs the reference),
+    and, with `server`, the check server `make lab` gives the self-check (the very first check starts it)."""
+    from autograder.learner.selfcheck import check_command
+
     first, later = {}, {}
     with tempfile.TemporaryDirectory(prefix="ptlab-bench-") as tmp:
         env = dict(os.environ, PTLAB_FAST="0", PTLAB_CACHE_DIR=str(Path(tmp) / "cache"), TMPDIR=tmp,
@@ -37,7 +39,7 @@ def check_latency(notebooks: list[Path], server: bool = True) -> tuple[dict[str,
                 raw["cells"].append({"cell_type": "markdown", "metadata": {}, "source": ["my notes"]})
                 copy.write_text(json.dumps(raw))
                 name = f"{p.parent.name}/{p.stem}"
-                cmd = [PY, "-m", "autograder", "check", str(copy)]
+                cmd = check_command(copy)
                 first[name] = timed(cmd, cwd=ROOT, env=env)
                 later[name] = sum(timed(cmd, cwd=ROOT, env=env) for _ in range(2)) / 2
         finally:

@@ -4,6 +4,7 @@ with its fork server and warm kernel."""
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ import uuid
 import nbformat
 import pytest
 
-from tests.tiny_course import ROOT, alive, blank, make_course
+from tests.tiny_course import ROOT, alive, blank, make_course, with_answer
 
 
 @pytest.fixture()
@@ -26,9 +27,12 @@ def session(tmp_path):
     env.update(PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), PTLAB_CACHE_DIR=str(tmp_path / "cache"),
                TMPDIR=str(tmp_path), PTLAB_TEST_MARK=mark, PTLAB_CHECK_SERVER_IDLE="120")
 
-    def run(*args, server=True):
-        return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, capture_output=True, text=True,
-                              env=dict(env, PTLAB_CHECK_SERVER="1" if server else "0"), timeout=300)
+    def run(*args, server=True, wait=True):
+        cmd, where = [sys.executable, "-m", "autograder", *args], dict(env, PTLAB_CHECK_SERVER="1" if server else "0")
+        if not wait:  # as the self-check cell starts it: a process group of its own, stderr read as it comes
+            return subprocess.Popen(cmd, cwd=ROOT, env=where, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, start_new_session=True)
+        return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=where, timeout=300)
 
     yield run, full, partial, mark
     subprocess.run([sys.executable, "-c", "from autograder.learner.check_server import stop_all; stop_all()"],
@@ -96,3 +100,42 @@ def test_in_the_quiet_after_a_check_the_server_prepares_the_next_notebooks_refer
     assert ran == [second] and check_server._upcoming() is None
     monkeypatch.setattr(check_server, "_graded", [last])
     assert check_server._upcoming() is None  # the course's last notebook has no next one
+
+
+def _events(stderr: str) -> list[dict]:
+    return [json.loads(line.split(" ", 1)[1]) for line in stderr.splitlines() if line.startswith("ptlab-progress ")]
+
+
+def test_through_the_server_a_check_with_progress_streams_each_cell_as_the_one_off_does(session):
+    run, full, partial, mark = session
+    served = run("check", str(partial), "--json", "--progress")
+    local = run("check", str(partial), "--json", "--progress", server=False)
+    assert served.returncode == local.returncode == 1, served.stderr
+    assert json.loads(served.stdout) == json.loads(local.stdout)
+    cells = [e["cell"] for e in _events(served.stderr) if "cell" in e]
+    assert cells and cells == [e["cell"] for e in _events(local.stderr) if "cell" in e], served.stderr
+    assert any("ex2_square_test" in c for c in cells), cells
+
+
+def test_a_check_whose_client_is_stopped_is_abandoned_and_the_next_one_answers_at_once(session, tmp_path):
+    run, full, partial, mark = session
+    assert run("check", str(full), "--json").returncode == 0  # the server is up and has the reference
+    looping = tmp_path / "looping.ipynb"
+    nbformat.write(with_answer(nbformat.read(str(full), 4), "ex1_double", "def double(x):\n    while True:\n        pass\n"),
+                   str(looping))
+    # A per-cell limit of 10 minutes: had the server kept running the endless loop, the next check would wait.
+    client = run("check", str(looping), "--json", "--progress", "--timeout", "600", wait=False)
+    try:
+        for line in client.stderr:
+            if line.startswith("ptlab-progress ") and "ex1_double_test" in line:
+                break
+        else:
+            raise AssertionError("the server streamed no progress for the looping cell")
+        time.sleep(1)
+    finally:
+        os.killpg(client.pid, signal.SIGTERM)  # what the self-check does when the learner presses stop
+        client.communicate(timeout=60)
+    started = time.monotonic()
+    after = run("check", str(full), "--json")
+    assert after.returncode == 0, after.stderr
+    assert time.monotonic() - started < 120, "the server went on running the abandoned check"

@@ -1,0 +1,42 @@
+"""Plain `nbgrader autograde` on the course, as an instructor may run it beside ours: an untouched test cell is
+not reported as changed (nbgrader's checksum is taken before hidden tests are cleared, jupyter/nbgrader#1961),
+its hidden tests are restored, and a test cell a student edited is still reported and overwritten."""
+
+from __future__ import annotations
+
+import subprocess
+
+import nbformat
+import pytest
+
+from tests.classroom_course import ANSWER, course, env
+from tests.tiny_course import with_answer
+
+
+def _hand_in(tmp, student, nb):
+    path = tmp / "submitted" / student / "junior" / "01_tiny.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, str(path))
+
+
+@pytest.mark.kernel
+def test_plain_autograde_warns_only_about_test_cells_a_student_changed(tmp_path):
+    tmp = course(tmp_path)
+    environ = env(tmp)
+    run = dict(shell=True, cwd=tmp, env=environ, capture_output=True, text=True, timeout=600)
+    assert subprocess.run("make release", **run).returncode == 0
+    released = nbformat.read(str(tmp / "release" / "junior" / "01_tiny.ipynb"), 4)
+    _hand_in(tmp, "alice", with_answer(released, "ex1_double", ANSWER))
+    _hand_in(tmp, "mallory", with_answer(with_answer(released, "ex1_double", ANSWER), "ex1_double_test", "pass"))
+    graded = subprocess.run("make grade", **run)
+    assert graded.returncode == 0, graded.stderr[-2000:]
+    for student, edited in (("alice", False), ("mallory", True)):
+        done = subprocess.run(f".venv/bin/nbgrader autograde junior --student {student} --force", **run)
+        assert done.returncode == 0, done.stderr[-2000:]
+        changed = [line for line in done.stderr.splitlines() if "has changed" in line]
+        if edited:
+            assert len(changed) == 1 and "ex1_double_test" in changed[0], changed
+        else:
+            assert not changed, f"an untouched release was reported as changed: {changed}"
+        autograded = (tmp / "autograded" / student / "junior" / "01_tiny.ipynb").read_text()
+        assert "SECRET_HIDDEN_CHECK" in autograded, "the hidden tests were not restored for grading"
