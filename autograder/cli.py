@@ -18,11 +18,11 @@ def cmd_check(args) -> int:
 
     if args.format == "github-classroom":
         return _check_for_github_classroom(args)
-    from autograder.learner import check_server
+    from autograder.learner import check_client, check_server
 
     options = dict(as_json=args.json, record=args.record, timeout=args.timeout, finish=args.finish,
                    progress=_progress_lines if args.progress else None)
-    got = check_server.ask(args.notebook, **options) if check_server.wanted() else None
+    got = check_client.ask(args.notebook, **options) if check_client.wanted() else None
     if got is None:
         from autograder.isolation import sandbox, zygote
 

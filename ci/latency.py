@@ -43,6 +43,6 @@ def check_latency(notebooks: list[Path], server: bool = True) -> tuple[dict[str,
                 first[name] = timed(cmd, cwd=ROOT, env=env)
                 later[name] = sum(timed(cmd, cwd=ROOT, env=env) for _ in range(2)) / 2
         finally:
-            subprocess.run([PY, "-c", "from autograder.learner.check_server import stop_all; stop_all()"],
+            subprocess.run([PY, "-c", "from autograder.learner.check_client import stop_all; stop_all()"],
                            cwd=ROOT, env=env, capture_output=True)
     return first, later

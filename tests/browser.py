@@ -93,20 +93,22 @@ def open_notebook(page, url: str, name: str) -> None:
 
 def open_from_file_browser(page, name: str) -> None:
     """As a learner opens a second notebook: the file browser's top folder, a double click."""
-    # On 2 loaded cores the listing refreshes slowly, and a refresh can detach the item under the pointer: one
-    # long wait on one double click once sat out its 90 s on a detached item, so short tries are repeated.
+    # On 2 loaded cores the listing refreshes slowly: a refresh of the old folder landing after the click on
+    # home has put the listing back there, and a refresh has detached the item under the pointer. So each
+    # short try goes home again and waits for the item before the double click.
     tab = f"{CURRENT_TAB}:has-text('{name}')"
-    page.locator(".jp-BreadCrumbs-home").first.click(timeout=90_000)
-    deadline = time.monotonic() + 180
-    while True:
+    item = page.locator(".jp-DirListing-item", has_text=name).first
+    deadline = time.monotonic() + 240
+    while not page.locator(tab).count():
         try:
-            page.locator(".jp-DirListing-item", has_text=name).first.dblclick(timeout=15_000)
+            page.locator(".jp-BreadCrumbs-home").first.click(timeout=30_000)
+            item.wait_for(timeout=15_000)
+            item.dblclick(timeout=15_000)
             page.wait_for_selector(tab, timeout=30_000)
-            break
         except PlaywrightTimeoutError:
-            if page.locator(tab).count() or time.monotonic() > deadline:
-                break
-    page.wait_for_selector(tab, timeout=10_000)
+            if time.monotonic() > deadline:
+                shot(page, "file-browser-stuck")
+                raise
     wait_until_ready(page)
 
 

@@ -35,11 +35,11 @@ def session(tmp_path):
         return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=where, timeout=300)
 
     yield run, full, partial, mark
-    subprocess.run([sys.executable, "-c", "from autograder.learner.check_server import stop_all; stop_all()"],
+    subprocess.run([sys.executable, "-c", "from autograder.learner.check_client import stop_all; stop_all()"],
                    cwd=ROOT, env=env, timeout=60)
 
 
-def gone(mark, within=30.0):
+def gone(mark, within=90.0):
     deadline = time.monotonic() + within
     while alive(mark) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -58,7 +58,7 @@ def test_the_server_answers_as_a_one_off_check_does_and_leaves_when_asked(sessio
     assert table.returncode == 1 and "score 0/5" in table.stdout and str(partial) in table.stdout
     missing = run("check", str(tmp_path / "nothere.ipynb"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
-    stop = subprocess.run([sys.executable, "-c", "from autograder.learner.check_server import stop_all; "
+    stop = subprocess.run([sys.executable, "-c", "from autograder.learner.check_client import stop_all; "
                            "print(stop_all())"], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"} | {
                               "TMPDIR": str(tmp_path)})
