@@ -7,17 +7,46 @@ tests/answers/<tier>/<NN_name>.py defines, for every autograded solution cell (b
 
 The suite substitutes them into the solved notebook: every WRONG answer must fail the test cell that
 follows its solution cell, with a message; every ALT answer must pass everything.
+
+A wrong answer is best written as the slip it names: `edited(reference("senior/15_...", "ex1_grid"), old, new)`
+(or an edit of the ALT answer), so that it differs from a correct one by exactly that slip.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 from pathlib import Path
+
+import nbformat
 
 from nbformat import NotebookNode
 
 from autograder.pipeline.cells import grade_id, kind
+
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def edited(answer: str, old: str, new: str = "") -> str:
+    """`answer` with its one occurrence of `old` replaced: a known-wrong answer that differs from a correct one by
+    exactly the slip it names (a stale `old` fails here, not as a wrong answer that passes for the wrong reason)."""
+    assert answer.count(old) == 1, f"{old!r} occurs {answer.count(old)} times"
+    return answer.replace(old, new)
+
+
+@functools.lru_cache(maxsize=None)
+def _solutions(notebook: str) -> dict[str, str]:
+    nb = nbformat.read(str(NOTEBOOKS / f"{notebook}.ipynb"), as_version=4)
+    return {grade_id(c): c.source for c in nb.cells if kind(c) == "solution"}
+
+
+def reference(notebook: str, cell_id: str) -> str:
+    """The reference solution of answer cell `cell_id` in notebooks/<notebook>.ipynb ("senior/07_profiling"),
+    as a learner would write it: the cell without its solution markers."""
+    lines = _solutions(notebook)[cell_id].split("\n")
+    return "\n".join(line for line in lines if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
 
 
 def load(source: Path) -> tuple[dict, dict]:
