@@ -79,23 +79,15 @@ def cmd_solution(args) -> int:
 def cmd_interview(args) -> int:
     from autograder.learner.interview import start
 
-    try:
-        topics = [t for t in (args.topics or "").replace(" ", ",").split(",") if t]
-        start(Path(args.dir), args.level, args.minutes, topics, args.seed, args.count, warm=not args.no_warm)
-    except GradingInputError as e:
-        print(f"interview: {e}", file=sys.stderr)
-        return 2
+    topics = [t for t in (args.topics or "").replace(" ", ",").split(",") if t]
+    start(Path(args.dir), args.level, args.minutes, topics, args.seed, args.count, warm=not args.no_warm)
     return 0
 
 
 def cmd_review(args) -> int:
     from autograder.learner.review import start
 
-    try:
-        start(Path(args.dir), args.max, warm=not args.no_warm)
-    except GradingInputError as e:
-        print(f"review: {e}", file=sys.stderr)
-        return 2
+    start(Path(args.dir), args.max, warm=not args.no_warm)
     return 0
 
 
@@ -232,17 +224,13 @@ def cmd_coverage(args) -> int:
 def cmd_bundle(args) -> int:
     from autograder.classroom import github_classroom, gradescope, prairielearn
 
-    try:
-        if args.platform == "gradescope":
-            names = gradescope.bundle(args.tier, args.notebooks, args.visibility, Path(args.out))
-        elif args.platform == "prairielearn":
-            names = prairielearn.bundle(args.tier, args.notebooks, Path(args.out))
-        else:
-            github_classroom.write_template(args.tier, args.notebooks, Path(args.out))
-            names = [s.stem for s in github_classroom.expected_sources(args.tier, args.notebooks)]
-    except GradingInputError as e:
-        print(f"bundle: {e}", file=sys.stderr)
-        return 2
+    if args.platform == "gradescope":
+        names = gradescope.bundle(args.tier, args.notebooks, args.visibility, Path(args.out))
+    elif args.platform == "prairielearn":
+        names = prairielearn.bundle(args.tier, args.notebooks, Path(args.out))
+    else:
+        github_classroom.write_template(args.tier, args.notebooks, Path(args.out))
+        names = [s.stem for s in github_classroom.expected_sources(args.tier, args.notebooks)]
     print(f"bundle: {args.platform} for {len(names)} {args.tier} notebook(s) -> {args.out}")
     return 0
 
@@ -250,14 +238,10 @@ def cmd_bundle(args) -> int:
 def cmd_grade_in(args) -> int:
     from autograder.classroom import gradescope, prairielearn
 
-    try:
-        if args.platform == "gradescope":
-            out = gradescope.run(Path(args.root), args.tier, args.notebooks, args.visibility, args.timeout)
-        else:
-            out = prairielearn.run(Path(args.root), args.tier, args.notebooks, args.timeout)
-    except GradingInputError as e:
-        print(f"grade-in: {e}", file=sys.stderr)
-        return 2
+    if args.platform == "gradescope":
+        out = gradescope.run(Path(args.root), args.tier, args.notebooks, args.visibility, args.timeout)
+    else:
+        out = prairielearn.run(Path(args.root), args.tier, args.notebooks, args.timeout)
     print(f"grade-in: {out}")
     return 0
 
@@ -265,12 +249,8 @@ def cmd_grade_in(args) -> int:
 def cmd_lms(args) -> int:
     from autograder.classroom.lms import export
 
-    try:
-        unmatched = export(Path(args.grades), Path(args.canvas or args.moodle), Path(args.out),
-                           "canvas" if args.canvas else "moodle", args.per_notebook)
-    except GradingInputError as e:
-        print(f"lms: {e}", file=sys.stderr)
-        return 2
+    unmatched = export(Path(args.grades), Path(args.canvas or args.moodle), Path(args.out),
+                       "canvas" if args.canvas else "moodle", args.per_notebook)
     for student in unmatched:
         print(f"lms: {student} is in {args.grades} but not in the roster: not exported", file=sys.stderr)
     print(f"lms: wrote {args.out}" + (f"; {len(unmatched)} student(s) unmatched (listed above)" if unmatched else ""))
@@ -280,12 +260,8 @@ def cmd_lms(args) -> int:
 def cmd_report(args) -> int:
     from autograder.classroom.report_page import write_report
 
-    try:
-        page = write_report(Path(args.grades), Path(args.out), roster=Path(args.roster) if args.roster else None,
-                            submitted=Path(args.submitted) if args.submitted else None)
-    except GradingInputError as e:
-        print(f"report: {e}", file=sys.stderr)
-        return 2
+    page = write_report(Path(args.grades), Path(args.out), roster=Path(args.roster) if args.roster else None,
+                        submitted=Path(args.submitted) if args.submitted else None)
     print(f"report: wrote {page}")
     return 0
 
@@ -437,4 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_report)
 
     args = ap.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except GradingInputError as e:  # input a verb cannot use: one line that says why, never a traceback
+        print(f"{args.cmd}: {e}", file=sys.stderr)
+        return 2
