@@ -3,9 +3,6 @@
 from tests.answers.senior import edited, reference
 
 NB = "senior/10_inference_and_serving"
-EX3 = reference(NB, "ex3_batched")
-EX4 = reference(NB, "ex4_batcher")
-EX5 = reference(NB, "ex5_static")
 
 EX1_WRONG_LIKE_NO_GRAD = '''
 ANSWERS = {
@@ -69,6 +66,8 @@ EX2_WRONG_NO_EVAL = edited(EX2_ALT, "    model.train(False)\n")
 
 EX2_WRONG_NO_RESTORE = edited(EX2_ALT, "    model.train(mode)\n")
 
+EX3 = reference(NB, "ex3_batched")
+
 EX3_WRONG_DROP_LAST = edited(EX3, "range(0, len(requests), max_batch)", "range(0, len(requests) - max_batch + 1, max_batch)")
 
 EX3_ALT = '''
@@ -79,6 +78,8 @@ def batched_predict(model, requests, max_batch):
 '''
 
 EX3_WRONG_ONE_BY_ONE = edited(EX3_ALT, "torch.split(stacked, max_batch)", "torch.split(stacked, 1)")
+
+EX4 = reference(NB, "ex4_batcher")
 
 EX4_WRONG_RESET_TIMER = edited(edited(edited(
     EX4, "        j = i\n", "        j = i + 1\n"),
@@ -111,6 +112,8 @@ def dynamic_batches(arrivals, max_batch, max_wait):
         out.append((deadline, current))
     return out
 '''
+
+EX5 = reference(NB, "ex5_static")
 
 EX5_WRONG_FRESH_OUTPUT = edited(EX5, "self.static_out.copy_(self.model(self.static_in))", "self.static_out = self.model(self.static_in)")
 

@@ -3,14 +3,8 @@
 from tests.answers.senior import edited, reference
 
 NB = "senior/13_kv_cache_and_speculative_decoding"
+
 EX1 = reference(NB, "ex1_attend_with_cache")
-EX2 = reference(NB, "ex2_lm_step")
-EX3 = reference(NB, "ex3_greedy")
-EX4 = reference(NB, "ex4_cache_bytes")
-EX5 = reference(NB, "ex5_speculative")
-EX6 = reference(NB, "ex6_acceptance")
-EX7 = reference(NB, "ex7_window")
-EX8 = reference(NB, "ex8_rolling")
 
 EX1_WRONG_IS_CAUSAL = edited(EX1, """
     t_new, t_all = q.shape[2], k.shape[2]
@@ -35,6 +29,8 @@ def attend_with_cache(block, x_new, cache=None):
     return block.finish(x_new, attn), (k, v)
 '''
 
+EX2 = reference(NB, "ex2_lm_step")
+
 EX2_WRONG_POSITIONS = edited(EX2, """
     start = 0 if caches is None else caches[0][0].shape[2]
     x = model.embed(idx_new, start_pos=start)""", """
@@ -54,6 +50,8 @@ def lm_step(model, idx_new, caches=None):
         out.append(cache)
     return model.head(model.norm(h)), out
 '''
+
+EX3 = reference(NB, "ex3_greedy")
 
 EX3_WRONG_NO_CACHE = edited(EX3, "lm_step(model, nxt, caches)", "lm_step(model, torch.cat(out, dim=1))")
 
@@ -81,6 +79,8 @@ def greedy_generate(model, prompt, n_new):
     return seq
 '''
 
+EX4 = reference(NB, "ex4_cache_bytes")
+
 EX4_WRONG_NO_TWO = edited(edited(EX4, " * 2 * n_kv_heads", " * n_kv_heads"), "GIB_PER_SEQUENCE_AT_4K = 2.0", "GIB_PER_SEQUENCE_AT_4K = 1.0")
 
 EX4_WRONG_BITS = edited(edited(EX4, "dtype.itemsize", "torch.finfo(dtype).bits"),
@@ -96,6 +96,8 @@ def kv_cache_bytes(batch, seq_len, n_layers, n_kv_heads, head_dim, dtype):
 GIB_PER_SEQUENCE_AT_4K = 4096 * 32 * 2 * 32 * 128 * 2 / 1024 ** 3
 GQA_SAVING = 32 / 8
 '''
+
+EX5 = reference(NB, "ex5_speculative")
 
 EX5_WRONG_RESIDUAL_FROM_P = edited(EX5, "torch.multinomial(residual / residual.sum(),", "torch.multinomial(p,")
 
@@ -123,6 +125,8 @@ def speculative_sample(p, q, n, generator):
     return torch.where(accepted, draft, fallback).long(), accepted
 '''
 
+EX6 = reference(NB, "ex6_acceptance")
+
 EX6_WRONG_DOT = edited(EX6, "torch.minimum(p, q).sum(dim=-1)", "(p * q).sum(dim=-1)")
 
 EX6_WRONG_LINEAR_TOKENS = edited(EX6, """
@@ -139,6 +143,8 @@ def expected_acceptance(p, q):
 def expected_tokens_per_call(alpha, k):
     return float(sum(alpha ** j for j in range(k + 1)))
 '''
+
+EX7 = reference(NB, "ex7_window")
 
 EX7_WRONG_WIDE = edited(EX7, "i - j < W", "i - j <= W")
 
@@ -157,6 +163,8 @@ def windowed_attention(q, k, v, W):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias
     return torch.softmax(scores, dim=-1) @ v
 '''
+
+EX8 = reference(NB, "ex8_rolling")
 
 EX8_WRONG_NEVER_EVICTS = edited(edited(EX8, "[self.k, k], dim=-2)[..., -self.window:, :]", "[self.k, k], dim=-2)"),
                                 "[self.v, v], dim=-2)[..., -self.window:, :]", "[self.v, v], dim=-2)")

@@ -3,16 +3,8 @@
 from tests.answers.senior import edited, reference
 
 NB = "senior/14_adapters_routing_and_preferences"
+
 EX1 = reference(NB, "ex1_lora")
-EX2 = reference(NB, "ex2_merge")
-EX3 = reference(NB, "ex3_add_lora")
-EX4 = reference(NB, "ex4_router")
-EX5 = reference(NB, "ex5_capacity")
-EX6 = reference(NB, "ex6_moe")
-EX7 = reference(NB, "ex7_aux_loss")
-EX8 = reference(NB, "ex8_seq_logprobs")
-EX9 = reference(NB, "ex9_dpo")
-EX10 = reference(NB, "ex10_ppo")
 
 EX1_WRONG_SCALE_BY_R = edited(EX1, "alpha, alpha / r", "alpha, r")
 
@@ -45,6 +37,8 @@ EX1_WRONG_CPU_ADAPTERS = edited(edited(EX1_ALT, "base.weight.new_empty(r, base.i
                                        "torch.empty(r, base.in_features, dtype=base.weight.dtype)"),
                                 "base.weight.new_zeros(base.out_features, r)",
                                 "torch.zeros(base.out_features, r, dtype=base.weight.dtype)")
+
+EX2 = reference(NB, "ex2_merge")
 
 EX2_WRONG_DEFAULT_LINEAR = edited(EX2, ", device=weight.device, dtype=weight.dtype")
 
@@ -85,6 +79,8 @@ def unmerge_lora(merged, layer):
     return out
 '''
 
+EX3 = reference(NB, "ex3_add_lora")
+
 EX3_WRONG_NOT_FROZEN = edited(EX3, """
     for p in model.parameters():
         p.requires_grad_(False)
@@ -118,6 +114,8 @@ LORA_PARAMS_4096 = 2 * 8 * 4096
 FULL_PARAMS_4096 = 4096 * (4096 + 1)
 '''
 
+EX4 = reference(NB, "ex4_router")
+
 EX4_WRONG_FULL_SOFTMAX = '''
 def top_k_route(logits, k):
     probs = torch.softmax(logits, dim=-1)
@@ -134,6 +132,8 @@ def top_k_route(logits, k):
     weights = torch.exp(chosen - chosen.max(dim=-1, keepdim=True).values)
     return weights / weights.sum(dim=-1, keepdim=True), order
 '''
+
+EX5 = reference(NB, "ex5_capacity")
 
 EX5_WRONG_IGNORES_CAPACITY = '''
 def expert_capacity(n_tokens, n_experts, k, capacity_factor):
@@ -167,6 +167,8 @@ def capacity_mask(experts, n_experts, capacity):
     return keep
 '''
 
+EX6 = reference(NB, "ex6_moe")
+
 EX6_WRONG_IGNORES_CAPACITY = edited(edited(EX6, """
     keep = capacity_mask(idx, n_experts, expert_capacity(x.shape[0], n_experts, k, capacity_factor))"""),
                                     "(idx == e) & keep", "idx == e")
@@ -188,6 +190,8 @@ def moe_forward(x, router, experts, k, capacity_factor):
     return out
 '''
 
+EX7 = reference(NB, "ex7_aux_loss")
+
 EX7_WRONG_NO_E = edited(EX7, "return n_experts * (f * P).sum()", "return (f * P).sum()")
 
 EX7_WRONG_GATE_PROBS = edited(EX7, """
@@ -204,6 +208,8 @@ def load_balancing_loss(router_logits, experts, n_experts):
     return torch.dot(fraction, mean_prob) * n_experts
 '''
 
+EX8 = reference(NB, "ex8_seq_logprobs")
+
 EX8_WRONG_NO_SHIFT = edited(edited(edited(EX8, "logits[:, :-1]", "logits"), "tokens[:, 1:]", "tokens"),
                             "response_mask[:, 1:]", "response_mask")
 
@@ -215,6 +221,8 @@ def sequence_logprobs(logits, tokens, response_mask):
     nll = F.cross_entropy(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1), reduction="none").view(B, T - 1)
     return -torch.where(response_mask[:, 1:], nll, torch.zeros_like(nll)).sum(dim=1)
 '''
+
+EX9 = reference(NB, "ex9_dpo")
 
 EX9_WRONG_NO_REFERENCE = edited(EX9, "beta * (chosen_ratio - rejected_ratio)", "beta * (policy_chosen - policy_rejected)")
 
@@ -228,6 +236,8 @@ def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
     logits = beta * ((policy_chosen - policy_rejected) - (ref_chosen - ref_rejected))
     return F.softplus(-logits).mean()
 '''
+
+EX10 = reference(NB, "ex10_ppo")
 
 EX10_WRONG_CLIP_ADVANTAGE = edited(EX10, "torch.clamp(ratio, 1 - eps, 1 + eps) * advantages",
                                    "ratio * torch.clamp(advantages, 1 - eps, 1 + eps)")

@@ -3,13 +3,8 @@
 from tests.answers.senior import edited, reference
 
 NB = "senior/15_serving_and_custom_ops"
+
 EX1 = reference(NB, "ex1_append")
-EX2 = reference(NB, "ex2_gather")
-EX3 = reference(NB, "ex3_memory")
-EX4 = reference(NB, "ex4_admit")
-EX5 = reference(NB, "ex5_step")
-EX7 = reference(NB, "ex7_custom_op")
-EX8 = reference(NB, "ex8_autograd")
 
 EX1_WRONG_EARLY_BLOCK = edited(EX1, "if n == len(table)", "if n + 1 >= len(table)")
 
@@ -41,6 +36,8 @@ def free_sequence(cache, seq_id):
     cache.lengths.pop(seq_id)
 '''
 
+EX2 = reference(NB, "ex2_gather")
+
 EX2_WRONG_TEAMMATE = '''
 def gather_kv(cache, seq_id):
     n = len(cache.block_tables[seq_id])
@@ -64,6 +61,8 @@ def gather_kv(cache, seq_id):
     return torch.cat(ks, dim=0), torch.cat(vs, dim=0)
 '''
 
+EX3 = reference(NB, "ex3_memory")
+
 EX3_WRONG_FLOOR = edited(EX3, "-(-n // block_size)", "n // block_size")
 
 EX3_WRONG_LONGEST = edited(EX3, "len(lengths) * max_len", "len(lengths) * max(lengths)")
@@ -74,6 +73,8 @@ def kv_memory(lengths, block_size, max_len, bytes_per_token):
     paged = int(np.ceil(lens / block_size).sum()) * block_size * bytes_per_token
     return paged, int(lens.size) * max_len * bytes_per_token
 '''
+
+EX4 = reference(NB, "ex4_admit")
 
 EX4_WRONG_SKIPS_AHEAD = '''
 def admit(s):
@@ -108,6 +109,8 @@ def admit(s):
         out.append(head.rid)
     return out
 '''
+
+EX5 = reference(NB, "ex5_step")
 
 EX5_WRONG_PREEMPT_OLDEST = edited(EX5, "victim = s.running.pop()", "victim = s.running.pop(0)")
 
@@ -168,6 +171,8 @@ def static_batching_steps(requests, batch_size):
     return total + (max(group) if group else 0)
 '''
 
+EX7 = reference(NB, "ex7_custom_op")
+
 EX7_WRONG_FAKE_SHAPE = edited(EX7, "return torch.empty_like(x)", "return x.new_empty(x.shape[:-1])")
 
 EX7_WRONG_FAKE_DTYPE = edited(EX7, "torch.empty_like(x)", "torch.empty_like(x, dtype=torch.float32)")
@@ -193,6 +198,8 @@ def make_softclip(name):
     torch.library.register_fake(name, fake)
     return op
 '''
+
+EX8 = reference(NB, "ex8_autograd")
 
 EX8_WRONG_SIGN = edited(EX8, "(1 - (y / ctx.t) ** 2)", "((y / ctx.t) ** 2 - 1)")
 
