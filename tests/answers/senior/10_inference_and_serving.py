@@ -1,5 +1,9 @@
 """Known-wrong and alternative answers for senior/10_inference_and_serving."""
 
+from tests.answers.senior import edited, reference
+
+NB = "senior/10_inference_and_serving"
+
 EX1_WRONG_LIKE_NO_GRAD = '''
 ANSWERS = {
     "a_requires_grad": False,
@@ -48,19 +52,6 @@ ANSWERS = {
 }
 '''
 
-EX2_WRONG_NO_EVAL = '''
-def predict(model, batch):
-    with torch.no_grad():
-        return model(batch).softmax(dim=-1)
-'''
-
-EX2_WRONG_NO_RESTORE = '''
-def predict(model, batch):
-    model.eval()
-    with torch.inference_mode():
-        return model(batch).softmax(dim=-1)
-'''
-
 EX2_ALT = '''
 @torch.no_grad()
 def predict(model, batch):
@@ -71,20 +62,13 @@ def predict(model, batch):
     return F.softmax(logits, dim=1)
 '''
 
-EX3_WRONG_DROP_LAST = '''
-def batched_predict(model, requests, max_batch):
-    outs = []
-    with torch.inference_mode():
-        for start in range(0, len(requests) - max_batch + 1, max_batch):
-            outs.append(model(torch.stack(requests[start:start + max_batch])))
-    return torch.cat(outs)
-'''
+EX2_WRONG_NO_EVAL = edited(EX2_ALT, "    model.train(False)\n")
 
-EX3_WRONG_ONE_BY_ONE = '''
-def batched_predict(model, requests, max_batch):
-    with torch.inference_mode():
-        return torch.cat([model(r[None]) for r in requests])
-'''
+EX2_WRONG_NO_RESTORE = edited(EX2_ALT, "    model.train(mode)\n")
+
+EX3 = reference(NB, "ex3_batched")
+
+EX3_WRONG_DROP_LAST = edited(EX3, "range(0, len(requests), max_batch)", "range(0, len(requests) - max_batch + 1, max_batch)")
 
 EX3_ALT = '''
 def batched_predict(model, requests, max_batch):
@@ -93,18 +77,14 @@ def batched_predict(model, requests, max_batch):
         return torch.cat([model(chunk) for chunk in torch.split(stacked, max_batch)])
 '''
 
-EX4_WRONG_RESET_TIMER = '''
-def dynamic_batches(arrivals, max_batch, max_wait):
-    batches, i, n = [], 0, len(arrivals)
-    while i < n:
-        j = i + 1
-        while j < n and j - i < max_batch and arrivals[j] <= arrivals[j - 1] + max_wait:
-            j += 1
-        dispatch = arrivals[j - 1] if j - i == max_batch else arrivals[j - 1] + max_wait
-        batches.append((dispatch, list(range(i, j))))
-        i = j
-    return batches
-'''
+EX3_WRONG_ONE_BY_ONE = edited(EX3_ALT, "torch.split(stacked, max_batch)", "torch.split(stacked, 1)")
+
+EX4 = reference(NB, "ex4_batcher")
+
+EX4_WRONG_RESET_TIMER = edited(edited(edited(
+    EX4, "        j = i\n", "        j = i + 1\n"),
+    "arrivals[j] <= deadline", "arrivals[j] <= arrivals[j - 1] + max_wait"),
+    "else deadline", "else arrivals[j - 1] + max_wait")
 
 EX4_WRONG_ONLY_FULL = '''
 def dynamic_batches(arrivals, max_batch, max_wait):
@@ -133,55 +113,16 @@ def dynamic_batches(arrivals, max_batch, max_wait):
     return out
 '''
 
-EX5_WRONG_FRESH_OUTPUT = '''
-class StaticRunner:
-    def __init__(self, model, example):
-        self.model = model
-        self.static_in = torch.empty_like(example)
-        with torch.no_grad():
-            self.static_out = torch.empty_like(model(example))
+EX5 = reference(NB, "ex5_static")
 
-    def run(self, x):
-        if x.shape != self.static_in.shape:
-            raise ValueError("static shapes only")
-        self.static_in.copy_(x)
-        with torch.no_grad():
-            self.static_out = self.model(self.static_in)
-        return self.static_out
-'''
+EX5_WRONG_FRESH_OUTPUT = edited(EX5, "self.static_out.copy_(self.model(self.static_in))", "self.static_out = self.model(self.static_in)")
 
-EX5_WRONG_REBIND_INPUT = '''
-class StaticRunner:
-    def __init__(self, model, example):
-        self.model = model
-        self.static_in = torch.empty_like(example)
-        with torch.no_grad():
-            self.static_out = torch.empty_like(model(example))
+EX5_WRONG_REBIND_INPUT = edited(EX5, "self.static_in.copy_(x)", "self.static_in = x")
 
-    def run(self, x):
-        if x.shape != self.static_in.shape:
-            raise ValueError("static shapes only")
-        self.static_in = x
+EX5_WRONG_GRAPH = edited(EX5, """
         with torch.no_grad():
-            self.static_out.copy_(self.model(self.static_in))
-        return self.static_out
-'''
-
-EX5_WRONG_GRAPH = '''
-class StaticRunner:
-    def __init__(self, model, example):
-        self.model = model
-        self.static_in = torch.empty_like(example)
-        with torch.no_grad():
-            self.static_out = torch.empty_like(model(example))
-
-    def run(self, x):
-        if x.shape != self.static_in.shape:
-            raise ValueError("static shapes only")
-        self.static_in.copy_(x)
-        self.static_out.copy_(self.model(self.static_in))  # records a graph on every call
-        return self.static_out
-'''
+            self.static_out.copy_(self.model(self.static_in))""", """
+        self.static_out.copy_(self.model(self.static_in))  # records a graph on every call""")
 
 EX5_ALT = '''
 class StaticRunner:

@@ -1,52 +1,19 @@
 """Known-wrong and alternative answers for senior/14_adapters_routing_and_preferences."""
 
-from tests.answers.senior import edited
+from tests.answers.senior import edited, reference
 
-EX1_WRONG_SCALE_BY_R = '''
-class LoRALinear(nn.Module):
-    def __init__(self, base, r, alpha):
-        super().__init__()
-        self.base = base
+NB = "senior/14_adapters_routing_and_preferences"
+
+EX1 = reference(NB, "ex1_lora")
+
+EX1_WRONG_SCALE_BY_R = edited(EX1, "alpha, alpha / r", "alpha, r")
+
+EX1_WRONG_BOTH_ZERO = edited(EX1, "torch.randn(r, base.in_features, device=w.device, dtype=w.dtype) / math.sqrt(base.in_features)",
+                             "torch.zeros(r, base.in_features, device=w.device, dtype=w.dtype)")
+
+EX1_WRONG_NOT_FROZEN = edited(EX1, """
         for p in self.base.parameters():
-            p.requires_grad_(False)
-        self.r, self.alpha, self.scaling = r, alpha, r
-        w = base.weight
-        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, device=w.device, dtype=w.dtype) / math.sqrt(base.in_features))
-        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
-
-    def forward(self, x):
-        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-'''
-
-EX1_WRONG_BOTH_ZERO = '''
-class LoRALinear(nn.Module):
-    def __init__(self, base, r, alpha):
-        super().__init__()
-        self.base = base
-        for p in self.base.parameters():
-            p.requires_grad_(False)
-        self.r, self.alpha, self.scaling = r, alpha, alpha / r
-        w = base.weight
-        self.lora_A = nn.Parameter(torch.zeros(r, base.in_features, device=w.device, dtype=w.dtype))
-        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
-
-    def forward(self, x):
-        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-'''
-
-EX1_WRONG_NOT_FROZEN = '''
-class LoRALinear(nn.Module):
-    def __init__(self, base, r, alpha):
-        super().__init__()
-        self.base = base
-        self.r, self.alpha, self.scaling = r, alpha, alpha / r
-        w = base.weight
-        self.lora_A = nn.Parameter(torch.randn(r, base.in_features, device=w.device, dtype=w.dtype) / math.sqrt(base.in_features))
-        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r, device=w.device, dtype=w.dtype))
-
-    def forward(self, x):
-        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-'''
+            p.requires_grad_(False)""")
 
 EX1_ALT = '''
 class LoRALinear(nn.Module):
@@ -71,45 +38,12 @@ EX1_WRONG_CPU_ADAPTERS = edited(edited(EX1_ALT, "base.weight.new_empty(r, base.i
                                 "base.weight.new_zeros(base.out_features, r)",
                                 "torch.zeros(base.out_features, r, dtype=base.weight.dtype)")
 
-EX2_WRONG_DEFAULT_LINEAR = '''
-def merge_lora(layer):
-    merged = nn.Linear(layer.base.in_features, layer.base.out_features, bias=layer.base.bias is not None)
-    with torch.no_grad():
-        merged.weight.copy_(layer.base.weight + layer.scaling * layer.lora_B @ layer.lora_A)
-        if layer.base.bias is not None:
-            merged.bias.copy_(layer.base.bias)
-    return merged
+EX2 = reference(NB, "ex2_merge")
 
+EX2_WRONG_DEFAULT_LINEAR = edited(EX2, ", device=weight.device, dtype=weight.dtype")
 
-def unmerge_lora(merged, layer):
-    out = nn.Linear(merged.in_features, merged.out_features, bias=merged.bias is not None)
-    with torch.no_grad():
-        out.weight.copy_(merged.weight - layer.scaling * layer.lora_B @ layer.lora_A)
-        if merged.bias is not None:
-            out.bias.copy_(merged.bias)
-    return out
-'''
-
-EX2_WRONG_NO_SCALING = '''
-def merge_lora(layer):
-    merged = nn.Linear(layer.base.in_features, layer.base.out_features, bias=layer.base.bias is not None,
-                       device=layer.base.weight.device, dtype=layer.base.weight.dtype)
-    with torch.no_grad():
-        merged.weight.copy_(layer.base.weight + layer.lora_B @ layer.lora_A)
-        if layer.base.bias is not None:
-            merged.bias.copy_(layer.base.bias)
-    return merged
-
-
-def unmerge_lora(merged, layer):
-    out = nn.Linear(merged.in_features, merged.out_features, bias=merged.bias is not None,
-                    device=merged.weight.device, dtype=merged.weight.dtype)
-    with torch.no_grad():
-        out.weight.copy_(merged.weight - layer.lora_B @ layer.lora_A)
-        if merged.bias is not None:
-            out.bias.copy_(merged.bias)
-    return out
-'''
+EX2_WRONG_NO_SCALING = edited(edited(EX2, "layer.base.weight + delta", "layer.base.weight + layer.lora_B @ layer.lora_A"),
+                              "merged.weight - delta", "merged.weight - layer.lora_B @ layer.lora_A")
 
 EX2_WRONG_IN_PLACE = '''
 def merge_lora(layer):
@@ -145,44 +79,16 @@ def unmerge_lora(merged, layer):
     return out
 '''
 
-EX3_WRONG_NOT_FROZEN = '''
-def add_lora(model, r, alpha):
-    def swap(parent):
-        for name, child in parent.named_children():
-            if isinstance(child, nn.Linear):
-                setattr(parent, name, LoRALinear(child, r, alpha))
-            else:
-                swap(child)
+EX3 = reference(NB, "ex3_add_lora")
 
-    swap(model)
-    return model
-
-
-def count_trainable(model):
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
-
-
-LORA_PARAMS_4096 = 8 * (4096 + 4096)
-FULL_PARAMS_4096 = 4096 * 4096 + 4096
-'''
-
-EX3_WRONG_TOP_LEVEL_ONLY = '''
-def add_lora(model, r, alpha):
+EX3_WRONG_NOT_FROZEN = edited(EX3, """
     for p in model.parameters():
         p.requires_grad_(False)
-    for name, child in model.named_children():
-        if isinstance(child, nn.Linear):
-            setattr(model, name, LoRALinear(child, r, alpha))
-    return model
+""")
 
-
-def count_trainable(model):
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
-
-
-LORA_PARAMS_4096 = 8 * 4096
-FULL_PARAMS_4096 = 4096 * 4096
-'''
+EX3_WRONG_TOP_LEVEL_ONLY = edited(EX3, """
+            else:
+                swap(child)""")
 
 EX3_ALT = '''
 def add_lora(model, r, alpha):
@@ -208,6 +114,8 @@ LORA_PARAMS_4096 = 2 * 8 * 4096
 FULL_PARAMS_4096 = 4096 * (4096 + 1)
 '''
 
+EX4 = reference(NB, "ex4_router")
+
 EX4_WRONG_FULL_SOFTMAX = '''
 def top_k_route(logits, k):
     probs = torch.softmax(logits, dim=-1)
@@ -215,11 +123,7 @@ def top_k_route(logits, k):
     return weights, experts
 '''
 
-EX4_WRONG_SMALLEST = '''
-def top_k_route(logits, k):
-    values, experts = torch.topk(logits, k, dim=-1, largest=False)
-    return torch.softmax(values, dim=-1), experts
-'''
+EX4_WRONG_SMALLEST = edited(EX4, "torch.topk(logits, k, dim=-1)", "torch.topk(logits, k, dim=-1, largest=False)")
 
 EX4_ALT = '''
 def top_k_route(logits, k):
@@ -228,6 +132,8 @@ def top_k_route(logits, k):
     weights = torch.exp(chosen - chosen.max(dim=-1, keepdim=True).values)
     return weights / weights.sum(dim=-1, keepdim=True), order
 '''
+
+EX5 = reference(NB, "ex5_capacity")
 
 EX5_WRONG_IGNORES_CAPACITY = '''
 def expert_capacity(n_tokens, n_experts, k, capacity_factor):
@@ -238,18 +144,10 @@ def capacity_mask(experts, n_experts, capacity):
     return torch.ones_like(experts, dtype=torch.bool)
 '''
 
-EX5_WRONG_TOKEN_MAJOR = '''
-def expert_capacity(n_tokens, n_experts, k, capacity_factor):
-    return int(capacity_factor * n_tokens * k // n_experts)
-
-
-def capacity_mask(experts, n_experts, capacity):
-    N, k = experts.shape
-    flat = experts.reshape(-1)
-    counts = F.one_hot(flat, n_experts).cumsum(dim=0)
-    position = counts.gather(1, flat.unsqueeze(1)).squeeze(1) - 1
-    return (position < capacity).view(N, k)
-'''
+EX5_WRONG_TOKEN_MAJOR = edited(edited(edited(
+    EX5, "int(math.ceil(capacity_factor * n_tokens * k / n_experts))", "int(capacity_factor * n_tokens * k // n_experts)"),
+    "experts.t().reshape(-1)", "experts.reshape(-1)"),
+    "(position < capacity).view(k, N).t()", "(position < capacity).view(N, k)")
 
 EX5_ALT = '''
 def expert_capacity(n_tokens, n_experts, k, capacity_factor):
@@ -269,29 +167,13 @@ def capacity_mask(experts, n_experts, capacity):
     return keep
 '''
 
-EX6_WRONG_IGNORES_CAPACITY = '''
-def moe_forward(x, router, experts, k, capacity_factor):
-    weights, idx = top_k_route(router(x), k)
-    out = torch.zeros_like(x)
-    for e, expert in enumerate(experts):
-        tokens, slots = torch.nonzero(idx == e, as_tuple=True)
-        if tokens.numel():
-            out = out.index_add(0, tokens, expert(x[tokens]) * weights[tokens, slots].unsqueeze(-1))
-    return out
-'''
+EX6 = reference(NB, "ex6_moe")
 
-EX6_WRONG_NO_GATE = '''
-def moe_forward(x, router, experts, k, capacity_factor):
-    n_experts = len(experts)
-    weights, idx = top_k_route(router(x), k)
-    keep = capacity_mask(idx, n_experts, expert_capacity(x.shape[0], n_experts, k, capacity_factor))
-    out = torch.zeros_like(x)
-    for e, expert in enumerate(experts):
-        tokens, slots = torch.nonzero((idx == e) & keep, as_tuple=True)
-        if tokens.numel():
-            out = out.index_add(0, tokens, expert(x[tokens]) / k)
-    return out
-'''
+EX6_WRONG_IGNORES_CAPACITY = edited(edited(EX6, """
+    keep = capacity_mask(idx, n_experts, expert_capacity(x.shape[0], n_experts, k, capacity_factor))"""),
+                                    "(idx == e) & keep", "idx == e")
+
+EX6_WRONG_NO_GATE = edited(EX6, "expert(x[tokens]) * weights[tokens, slots].unsqueeze(-1)", "expert(x[tokens]) / k")
 
 EX6_ALT = '''
 def moe_forward(x, router, experts, k, capacity_factor):
@@ -308,20 +190,14 @@ def moe_forward(x, router, experts, k, capacity_factor):
     return out
 '''
 
-EX7_WRONG_NO_E = '''
-def load_balancing_loss(router_logits, experts, n_experts):
-    f = torch.bincount(experts.reshape(-1), minlength=n_experts).to(router_logits.dtype) / experts.numel()
-    P = torch.softmax(router_logits, dim=-1).mean(dim=0)
-    return (f * P).sum()
-'''
+EX7 = reference(NB, "ex7_aux_loss")
 
-EX7_WRONG_GATE_PROBS = '''
-def load_balancing_loss(router_logits, experts, n_experts):
-    f = torch.bincount(experts.reshape(-1), minlength=n_experts).to(router_logits.dtype) / experts.numel()
+EX7_WRONG_NO_E = edited(EX7, "return n_experts * (f * P).sum()", "return (f * P).sum()")
+
+EX7_WRONG_GATE_PROBS = edited(EX7, """
+    P = torch.softmax(router_logits, dim=-1).mean(dim=0)""", """
     chosen = router_logits.gather(1, experts).softmax(-1)
-    P = torch.zeros_like(router_logits).scatter(1, experts, chosen).mean(dim=0)
-    return n_experts * (f * P).sum()
-'''
+    P = torch.zeros_like(router_logits).scatter(1, experts, chosen).mean(dim=0)""")
 
 EX7_ALT = '''
 def load_balancing_loss(router_logits, experts, n_experts):
@@ -332,18 +208,12 @@ def load_balancing_loss(router_logits, experts, n_experts):
     return torch.dot(fraction, mean_prob) * n_experts
 '''
 
-EX8_WRONG_NO_SHIFT = '''
-def sequence_logprobs(logits, tokens, response_mask):
-    logp = F.log_softmax(logits, dim=-1)
-    picked = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
-    return (picked * response_mask.to(picked.dtype)).sum(dim=-1)
-'''
+EX8 = reference(NB, "ex8_seq_logprobs")
 
-EX8_WRONG_COUNTS_PROMPT = '''
-def sequence_logprobs(logits, tokens, response_mask):
-    logp = F.log_softmax(logits[:, :-1], dim=-1)
-    return logp.gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1).sum(dim=-1)
-'''
+EX8_WRONG_NO_SHIFT = edited(edited(edited(EX8, "logits[:, :-1]", "logits"), "tokens[:, 1:]", "tokens"),
+                            "response_mask[:, 1:]", "response_mask")
+
+EX8_WRONG_COUNTS_PROMPT = edited(EX8, " * response_mask[:, 1:].to(picked.dtype)")
 
 EX8_ALT = '''
 def sequence_logprobs(logits, tokens, response_mask):
@@ -352,22 +222,14 @@ def sequence_logprobs(logits, tokens, response_mask):
     return -torch.where(response_mask[:, 1:], nll, torch.zeros_like(nll)).sum(dim=1)
 '''
 
-EX9_WRONG_NO_REFERENCE = '''
-def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
-    return -F.logsigmoid(beta * (policy_chosen - policy_rejected)).mean()
-'''
+EX9 = reference(NB, "ex9_dpo")
 
-EX9_WRONG_SIGN = '''
-def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
-    margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
-    return F.logsigmoid(beta * margin).mean()
-'''
+EX9_WRONG_NO_REFERENCE = edited(EX9, "beta * (chosen_ratio - rejected_ratio)", "beta * (policy_chosen - policy_rejected)")
 
-EX9_WRONG_BETA_OUTSIDE = '''
-def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
-    margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
-    return -beta * F.logsigmoid(margin).mean()
-'''
+EX9_WRONG_SIGN = edited(EX9, "return -F.logsigmoid", "return F.logsigmoid")
+
+EX9_WRONG_BETA_OUTSIDE = edited(EX9, "-F.logsigmoid(beta * (chosen_ratio - rejected_ratio))",
+                                "-beta * F.logsigmoid(chosen_ratio - rejected_ratio)")
 
 EX9_ALT = '''
 def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
@@ -375,19 +237,12 @@ def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta):
     return F.softplus(-logits).mean()
 '''
 
-EX10_WRONG_CLIP_ADVANTAGE = '''
-def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
-    ratio = torch.exp(logp_new - logp_old)
-    clipped = ratio * torch.clamp(advantages, 1 - eps, 1 + eps)
-    return -torch.minimum(ratio * advantages, clipped).mean()
-'''
+EX10 = reference(NB, "ex10_ppo")
 
-EX10_WRONG_MAX = '''
-def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):
-    ratio = torch.exp(logp_new - logp_old)
-    clipped = torch.clamp(ratio, 1 - eps, 1 + eps) * advantages
-    return -torch.maximum(ratio * advantages, clipped).mean()
-'''
+EX10_WRONG_CLIP_ADVANTAGE = edited(EX10, "torch.clamp(ratio, 1 - eps, 1 + eps) * advantages",
+                                   "ratio * torch.clamp(advantages, 1 - eps, 1 + eps)")
+
+EX10_WRONG_MAX = edited(EX10, "torch.minimum", "torch.maximum")
 
 EX10_ALT = '''
 def ppo_clip_loss(logp_new, logp_old, advantages, eps=0.2):

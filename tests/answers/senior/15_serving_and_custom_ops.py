@@ -1,56 +1,18 @@
 """Known-wrong and alternative answers for senior/15_serving_and_custom_ops."""
 
-EX1_WRONG_EARLY_BLOCK = '''
-def append_token(cache, seq_id, k, v):
-    table = cache.block_tables.setdefault(seq_id, [])
-    n = cache.lengths.get(seq_id, 0)
-    if n + 1 >= len(table) * cache.block_size:
+from tests.answers.senior import edited, reference
+
+NB = "senior/15_serving_and_custom_ops"
+
+EX1 = reference(NB, "ex1_append")
+
+EX1_WRONG_EARLY_BLOCK = edited(EX1, "if n == len(table)", "if n + 1 >= len(table)")
+
+EX1_WRONG_LEAKS_BLOCKS = edited(EX1, "cache.free.extend(cache.block_tables.pop(seq_id))", "del cache.block_tables[seq_id]")
+
+EX1_WRONG_NO_OUT_OF_BLOCKS = edited(EX1, """
         if not cache.free:
-            raise OutOfBlocks("pool exhausted")
-        table.append(cache.free.pop())
-    cache.k[table[n // cache.block_size], n % cache.block_size] = k
-    cache.v[table[n // cache.block_size], n % cache.block_size] = v
-    cache.lengths[seq_id] = n + 1
-
-
-def free_sequence(cache, seq_id):
-    cache.free.extend(cache.block_tables.pop(seq_id))
-    del cache.lengths[seq_id]
-'''
-
-EX1_WRONG_LEAKS_BLOCKS = '''
-def append_token(cache, seq_id, k, v):
-    table = cache.block_tables.setdefault(seq_id, [])
-    n = cache.lengths.get(seq_id, 0)
-    if n == len(table) * cache.block_size:
-        if not cache.free:
-            raise OutOfBlocks("pool exhausted")
-        table.append(cache.free.pop())
-    cache.k[table[n // cache.block_size], n % cache.block_size] = k
-    cache.v[table[n // cache.block_size], n % cache.block_size] = v
-    cache.lengths[seq_id] = n + 1
-
-
-def free_sequence(cache, seq_id):
-    del cache.block_tables[seq_id]
-    del cache.lengths[seq_id]
-'''
-
-EX1_WRONG_NO_OUT_OF_BLOCKS = '''
-def append_token(cache, seq_id, k, v):
-    table = cache.block_tables.setdefault(seq_id, [])
-    n = cache.lengths.get(seq_id, 0)
-    if n % cache.block_size == 0:
-        table.append(cache.free.pop())
-    cache.k[table[-1], n % cache.block_size] = k
-    cache.v[table[-1], n % cache.block_size] = v
-    cache.lengths[seq_id] = n + 1
-
-
-def free_sequence(cache, seq_id):
-    cache.free.extend(cache.block_tables.pop(seq_id))
-    del cache.lengths[seq_id]
-'''
+            raise OutOfBlocks(f"no free block for sequence {seq_id!r}")""")
 
 EX1_ALT = '''
 def append_token(cache, seq_id, k, v):
@@ -74,6 +36,8 @@ def free_sequence(cache, seq_id):
     cache.lengths.pop(seq_id)
 '''
 
+EX2 = reference(NB, "ex2_gather")
+
 EX2_WRONG_TEAMMATE = '''
 def gather_kv(cache, seq_id):
     n = len(cache.block_tables[seq_id])
@@ -81,20 +45,9 @@ def gather_kv(cache, seq_id):
     return cache.k[:n].reshape(-1, H, D), cache.v[:n].reshape(-1, H, D)
 '''
 
-EX2_WRONG_SORTED_TABLE = '''
-def gather_kv(cache, seq_id):
-    table = sorted(cache.block_tables[seq_id])
-    n = cache.lengths[seq_id]
-    H, D = cache.k.shape[2:]
-    return cache.k[table].reshape(-1, H, D)[:n], cache.v[table].reshape(-1, H, D)[:n]
-'''
+EX2_WRONG_SORTED_TABLE = edited(EX2, "torch.tensor(cache.block_tables[seq_id],", "torch.tensor(sorted(cache.block_tables[seq_id]),")
 
-EX2_WRONG_NO_TRIM = '''
-def gather_kv(cache, seq_id):
-    table = cache.block_tables[seq_id]
-    H, D = cache.k.shape[2:]
-    return cache.k[table].reshape(-1, H, D), cache.v[table].reshape(-1, H, D)
-'''
+EX2_WRONG_NO_TRIM = edited(EX2, "reshape(-1, H, D)[:n], cache.v[table].reshape(-1, H, D)[:n]", "reshape(-1, H, D), cache.v[table].reshape(-1, H, D)")
 
 EX2_ALT = '''
 def gather_kv(cache, seq_id):
@@ -108,17 +61,11 @@ def gather_kv(cache, seq_id):
     return torch.cat(ks, dim=0), torch.cat(vs, dim=0)
 '''
 
-EX3_WRONG_FLOOR = '''
-def kv_memory(lengths, block_size, max_len, bytes_per_token):
-    blocks = sum(n // block_size for n in lengths)
-    return blocks * block_size * bytes_per_token, len(lengths) * max_len * bytes_per_token
-'''
+EX3 = reference(NB, "ex3_memory")
 
-EX3_WRONG_LONGEST = '''
-def kv_memory(lengths, block_size, max_len, bytes_per_token):
-    blocks = sum(-(-n // block_size) for n in lengths)
-    return blocks * block_size * bytes_per_token, len(lengths) * max(lengths) * bytes_per_token
-'''
+EX3_WRONG_FLOOR = edited(EX3, "-(-n // block_size)", "n // block_size")
+
+EX3_WRONG_LONGEST = edited(EX3, "len(lengths) * max_len", "len(lengths) * max(lengths)")
 
 EX3_ALT = '''
 def kv_memory(lengths, block_size, max_len, bytes_per_token):
@@ -126,6 +73,8 @@ def kv_memory(lengths, block_size, max_len, bytes_per_token):
     paged = int(np.ceil(lens / block_size).sum()) * block_size * bytes_per_token
     return paged, int(lens.size) * max_len * bytes_per_token
 '''
+
+EX4 = reference(NB, "ex4_admit")
 
 EX4_WRONG_SKIPS_AHEAD = '''
 def admit(s):
@@ -143,20 +92,7 @@ def admit(s):
     return admitted
 '''
 
-EX4_WRONG_FLOOR = '''
-def admit(s):
-    admitted = []
-    while s.waiting and len(s.running) < s.max_running:
-        need = s.waiting[0].tokens() // s.block_size
-        if need > s.free_blocks:
-            break
-        r = s.waiting.popleft()
-        s.free_blocks -= need
-        r.blocks = need
-        s.running.append(r)
-        admitted.append(r.rid)
-    return admitted
-'''
+EX4_WRONG_FLOOR = edited(EX4, "-(-r.tokens() // s.block_size)", "r.tokens() // s.block_size")
 
 EX4_ALT = '''
 def admit(s):
@@ -174,90 +110,15 @@ def admit(s):
     return out
 '''
 
-EX5_WRONG_PREEMPT_OLDEST = '''
-def decode_and_retire(s):
-    ran = []
-    for r in list(s.running):
-        if r not in s.running:
-            continue
-        if r.tokens() == r.blocks * s.block_size:
-            while s.free_blocks == 0:
-                victim = s.running.pop(0)
-                s.free_blocks += victim.blocks
-                victim.blocks = 0
-                s.waiting.appendleft(victim)
-                if victim is r:
-                    break
-            if r.blocks == 0:
-                continue
-            s.free_blocks -= 1
-            r.blocks += 1
-        r.generated += 1
-        ran.append(r.rid)
-    for r in list(s.running):
-        if r.generated == r.max_new:
-            s.running.remove(r)
-            s.free_blocks += r.blocks
-            r.blocks = 0
-            s.finished.append(r)
-    return ran
-'''
+EX5 = reference(NB, "ex5_step")
 
-EX5_WRONG_RETIRE_KEEPS_BLOCKS = '''
-def decode_and_retire(s):
-    ran = []
-    for r in list(s.running):
-        if r not in s.running:
-            continue
-        if r.tokens() == r.blocks * s.block_size:
-            while s.free_blocks == 0:
-                victim = s.running.pop()
-                s.free_blocks += victim.blocks
-                victim.blocks = 0
-                s.waiting.appendleft(victim)
-                if victim is r:
-                    break
-            if r.blocks == 0:
-                continue
-            s.free_blocks -= 1
-            r.blocks += 1
-        r.generated += 1
-        ran.append(r.rid)
-    for r in list(s.running):
-        if r.generated == r.max_new:
-            s.running.remove(r)
-            s.finished.append(r)
-    return ran
-'''
+EX5_WRONG_PREEMPT_OLDEST = edited(EX5, "victim = s.running.pop()", "victim = s.running.pop(0)")
 
-EX5_WRONG_PREEMPT_TO_BACK = '''
-def decode_and_retire(s):
-    ran = []
-    for r in list(s.running):
-        if r not in s.running:
-            continue
-        if r.tokens() == r.blocks * s.block_size:
-            while s.free_blocks == 0:
-                victim = s.running.pop()
-                s.free_blocks += victim.blocks
-                victim.blocks = 0
-                s.waiting.append(victim)
-                if victim is r:
-                    break
-            if r.blocks == 0:
-                continue
-            s.free_blocks -= 1
-            r.blocks += 1
-        r.generated += 1
-        ran.append(r.rid)
-    for r in list(s.running):
-        if r.generated == r.max_new:
-            s.running.remove(r)
+EX5_WRONG_RETIRE_KEEPS_BLOCKS = edited(EX5, """
             s.free_blocks += r.blocks
-            r.blocks = 0
-            s.finished.append(r)
-    return ran
-'''
+            r.blocks = 0""")
+
+EX5_WRONG_PREEMPT_TO_BACK = edited(EX5, "s.waiting.appendleft(victim)", "s.waiting.append(victim)")
 
 EX5_ALT = '''
 def decode_and_retire(s):
@@ -310,46 +171,18 @@ def static_batching_steps(requests, batch_size):
     return total + (max(group) if group else 0)
 '''
 
-EX7_WRONG_FAKE_SHAPE = '''
-def make_softclip(name):
-    @torch.library.custom_op(name, mutates_args=())
-    def softclip(x: torch.Tensor, t: float) -> torch.Tensor:
-        return torch.from_numpy(vendor_softclip(x.detach().cpu().numpy(), t)).to(x.device)
+EX7 = reference(NB, "ex7_custom_op")
 
-    @softclip.register_fake
-    def _(x, t):
-        return x.new_empty(x.shape[:-1])
+EX7_WRONG_FAKE_SHAPE = edited(EX7, "return torch.empty_like(x)", "return x.new_empty(x.shape[:-1])")
 
-    return softclip
-'''
+EX7_WRONG_FAKE_DTYPE = edited(EX7, "torch.empty_like(x)", "torch.empty_like(x, dtype=torch.float32)")
 
-EX7_WRONG_FAKE_DTYPE = '''
-def make_softclip(name):
-    @torch.library.custom_op(name, mutates_args=())
-    def softclip(x: torch.Tensor, t: float) -> torch.Tensor:
-        return torch.from_numpy(vendor_softclip(x.detach().cpu().numpy(), t)).to(x.device)
-
-    @softclip.register_fake
-    def _(x, t):
-        return torch.empty_like(x, dtype=torch.float32)
-
-    return softclip
-'''
-
-EX7_WRONG_MUTATES_INPUT = '''
-def make_softclip(name):
-    @torch.library.custom_op(name, mutates_args=())
-    def softclip(x: torch.Tensor, t: float) -> torch.Tensor:
+EX7_WRONG_MUTATES_INPUT = edited(EX7, """
+        out = vendor_softclip(x.detach().cpu().numpy(), t)
+        return torch.from_numpy(out).to(x.device)""", """
         a = x.detach().cpu().numpy()
         a[...] = vendor_softclip(a, t)
-        return x.detach().clone()
-
-    @softclip.register_fake
-    def _(x, t):
-        return torch.empty_like(x)
-
-    return softclip
-'''
+        return x.detach().clone()""")
 
 EX7_ALT = '''
 def make_softclip(name):
@@ -366,31 +199,11 @@ def make_softclip(name):
     return op
 '''
 
-EX8_WRONG_SIGN = '''
-def add_softclip_autograd(op):
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(output)
-        ctx.t = inputs[1]
+EX8 = reference(NB, "ex8_autograd")
 
-    def backward(ctx, grad_out):
-        (y,) = ctx.saved_tensors
-        return grad_out * ((y / ctx.t) ** 2 - 1), None
+EX8_WRONG_SIGN = edited(EX8, "(1 - (y / ctx.t) ** 2)", "((y / ctx.t) ** 2 - 1)")
 
-    op.register_autograd(backward, setup_context=setup_context)
-'''
-
-EX8_WRONG_NO_CHAIN = '''
-def add_softclip_autograd(op):
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(output)
-        ctx.t = inputs[1]
-
-    def backward(ctx, grad_out):
-        (y,) = ctx.saved_tensors
-        return 1 - (y / ctx.t) ** 2, None
-
-    op.register_autograd(backward, setup_context=setup_context)
-'''
+EX8_WRONG_NO_CHAIN = edited(EX8, "grad_out * (1 - (y / ctx.t) ** 2)", "1 - (y / ctx.t) ** 2")
 
 EX8_ALT = '''
 def add_softclip_autograd(op):
