@@ -1,78 +1,27 @@
 """Known-wrong and alternative answers for senior/08_optimizers_and_stability."""
 
-_EX1_ID_STATE = '''class Lion(torch.optim.Optimizer):
-    def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
-        if lr < 0 or not all(0.0 <= b < 1.0 for b in betas):
-            raise ValueError("bad hyper-parameters")
-        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
-        self.moments = {}  # keyed by id(p): invisible to state_dict()
+from tests.answers.senior import edited, reference
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            b1, b2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                m = self.moments.setdefault(id(p), torch.zeros_like(p))
-                c = b1 * m + (1 - b1) * p.grad
-                p.mul_(1 - group["lr"] * group["weight_decay"]).add_(torch.sign(c), alpha=-group["lr"])
-                m.mul_(b2).add_(p.grad, alpha=1 - b2)
-        return loss
-'''
+NB = "senior/08_optimizers_and_stability"
 
-_EX1_ONE_BETA = '''class Lion(torch.optim.Optimizer):
-    def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
-        if lr < 0 or not all(0.0 <= b < 1.0 for b in betas):
-            raise ValueError("bad hyper-parameters")
-        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+_EX1_ID_STATE = edited(edited(reference(NB, "ex1_lion"), "weight_decay=weight_decay))\n",
+                              "weight_decay=weight_decay))\n"
+                              "        self.moments = {}  # keyed by id(p): invisible to state_dict()\n"),
+                       'state = self.state[p]\n'
+                       '                if "exp_avg" not in state:\n'
+                       '                    state["exp_avg"] = torch.zeros_like(p)\n'
+                       '                m = state["exp_avg"]',
+                       "m = self.moments.setdefault(id(p), torch.zeros_like(p))")
 
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            b1, b2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                st = self.state[p]
-                m = st.setdefault("exp_avg", torch.zeros_like(p))
-                m.mul_(b2).add_(p.grad, alpha=1 - b2)  # updates the moment first, then takes its sign
-                p.mul_(1 - group["lr"] * group["weight_decay"]).add_(torch.sign(m), alpha=-group["lr"])
-        return loss
-'''
+_EX1_ONE_BETA = edited(reference(NB, "ex1_lion"),
+                       "c = m * b1 + p.grad * (1 - b1)\n"
+                       "                p.mul_(1 - lr * wd).add_(torch.sign(c), alpha=-lr)\n"
+                       "                m.mul_(b2).add_(p.grad, alpha=1 - b2)",
+                       "m.mul_(b2).add_(p.grad, alpha=1 - b2)\n"
+                       "                p.mul_(1 - lr * wd).add_(torch.sign(m), alpha=-lr)")
 
-_EX1_BETA_UPPER_ONLY = '''class Lion(torch.optim.Optimizer):
-    def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
-        if lr < 0 or any(b >= 1.0 for b in betas):  # a negative beta slips through
-            raise ValueError("bad hyper-parameters")
-        super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            b1, b2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                st = self.state[p]
-                m = st.setdefault("exp_avg", torch.zeros_like(p))
-                c = b1 * m + (1 - b1) * p.grad
-                p.mul_(1 - group["lr"] * group["weight_decay"]).add_(torch.sign(c), alpha=-group["lr"])
-                m.mul_(b2).add_(p.grad, alpha=1 - b2)
-        return loss
-'''
+_EX1_BETA_UPPER_ONLY = edited(reference(NB, "ex1_lion"), "if not all(0.0 <= b < 1.0 for b in betas):",
+                              "if any(b >= 1.0 for b in betas):")
 
 _EX1_ALT = '''class Lion(torch.optim.Optimizer):
     def __init__(self, params, lr=1e-4, betas=(0.9, 0.99), weight_decay=0.0):
@@ -104,34 +53,15 @@ _EX1_ALT = '''class Lion(torch.optim.Optimizer):
         return loss
 '''
 
-_DP_MODULE = '''
 
-class DropPath(nn.Module):
-    def __init__(self, p):
-        super().__init__()
-        self.p = p
+_EX2_ELEMENTWISE = edited(reference(NB, "ex2_drop_path"),
+                          "    keep = 1.0 - p\n"
+                          "    shape = (x.shape[0],) + (1,) * (x.dim() - 1)\n"
+                          "    mask = torch.empty(shape, device=x.device, dtype=x.dtype).bernoulli_(keep)\n"
+                          "    return x * mask / keep\n",
+                          "    return F.dropout(x, p, training=True)\n")
 
-    def forward(self, x):
-        return drop_path(x, self.p, self.training)
-'''
-
-_EX2_ELEMENTWISE = '''def drop_path(x, p, training):
-    if not training or p == 0.0:
-        return x
-    if p >= 1.0:
-        return torch.zeros_like(x)
-    return F.dropout(x, p, training=True)  # per element, not per sample
-''' + _DP_MODULE
-
-_EX2_NO_RESCALE = '''def drop_path(x, p, training):
-    if not training or p == 0.0:
-        return x
-    if p >= 1.0:
-        return torch.zeros_like(x)
-    shape = (x.shape[0],) + (1,) * (x.dim() - 1)
-    mask = torch.empty(shape, device=x.device, dtype=x.dtype).bernoulli_(1 - p)
-    return x * mask
-''' + _DP_MODULE
+_EX2_NO_RESCALE = edited(reference(NB, "ex2_drop_path"), "return x * mask / keep", "return x * mask")
 
 _EX2_ALT = '''def drop_path(x, p, training):
     if not training or p <= 0.0:
@@ -153,24 +83,10 @@ class DropPath(nn.Module):
         return drop_path(x, self.p, self.training)
 '''
 
-_EX3_SCALE_ALL = '''@torch.no_grad()
-def stream_stds(x, blocks, alpha):
-    stds = []
-    for block in blocks:
-        x = alpha * (x + block(x))  # scales the identity path too
-        stds.append(x.std().item())
-    return stds
-'''
+_EX3_SCALE_ALL = edited(reference(NB, "ex3_depth"), "x = x + alpha * block(x)", "x = alpha * (x + block(x))")
 
-_EX3_BRANCH_STD = '''@torch.no_grad()
-def stream_stds(x, blocks, alpha):
-    stds = []
-    for block in blocks:
-        branch = alpha * block(x)
-        x = x + branch
-        stds.append(branch.std().item())  # measures the branch, not the stream
-    return stds
-'''
+_EX3_BRANCH_STD = edited(reference(NB, "ex3_depth"), "x = x + alpha * block(x)\n        stds.append(x.std().item())",
+                         "branch = alpha * block(x)\n        x = x + branch\n        stds.append(branch.std().item())")
 
 _EX3_ALT = '''def stream_stds(x, blocks, alpha):
     with torch.inference_mode():
@@ -182,35 +98,11 @@ _EX3_ALT = '''def stream_stds(x, blocks, alpha):
         return [float(torch.std(s, correction=0)) for s in states]  # the population std is accepted too
 '''
 
-_EX4_SUM = '''def gradient_noise(model, X, Y, batch_size, n_batches, generator):
-    params = [p for p in model.parameters() if p.requires_grad]
+_EX4_SUM = edited(edited(reference(NB, "ex4_noise"), "loss = F.mse_loss(model(xb), yb)",
+                         'loss = F.mse_loss(model(xb), yb, reduction="sum")'),
+                  "full = flat_grad(X, Y)", "full = flat_grad(X, Y) * batch_size / X.shape[0]")
 
-    def flat_grad(xb, yb):
-        loss = F.mse_loss(model(xb), yb, reduction="sum")
-        return torch.cat([g.reshape(-1) for g in torch.autograd.grad(loss, params)])
-
-    full = flat_grad(X, Y) * batch_size / X.shape[0]
-    total = 0.0
-    for _ in range(n_batches):
-        idx = torch.randint(0, X.shape[0], (batch_size,), generator=generator).to(X.device)
-        total += (flat_grad(X[idx], Y[idx]) - full).pow(2).sum().item()
-    return total / n_batches
-'''
-
-_EX4_NORM = '''def gradient_noise(model, X, Y, batch_size, n_batches, generator):
-    params = [p for p in model.parameters() if p.requires_grad]
-
-    def flat_grad(xb, yb):
-        loss = F.mse_loss(model(xb), yb)
-        return torch.cat([g.reshape(-1) for g in torch.autograd.grad(loss, params)])
-
-    full = flat_grad(X, Y)
-    total = 0.0
-    for _ in range(n_batches):
-        idx = torch.randint(0, X.shape[0], (batch_size,), generator=generator).to(X.device)
-        total += (flat_grad(X[idx], Y[idx]) - full).norm().item()  # a norm, not a squared norm
-    return total / n_batches
-'''
+_EX4_NORM = edited(reference(NB, "ex4_noise"), ".pow(2).sum().item()", ".norm().item()")
 
 _EX4_ALT = '''from torch.func import functional_call, grad, vmap
 
@@ -232,31 +124,9 @@ def gradient_noise(model, X, Y, batch_size, n_batches, generator):
     return float(torch.stack(dists).mean())
 '''
 
-_EX5_INVERSE = '''def scaled_lr(base_lr, base_batch, new_batch, rule):
-    k = base_batch / new_batch  # upside down
-    if rule == "linear":
-        return base_lr * k
-    if rule == "sqrt":
-        return base_lr * math.sqrt(k)
-    raise ValueError(rule)
+_EX5_INVERSE = edited(reference(NB, "ex5_lr_rules"), "k = new_batch / base_batch", "k = base_batch / new_batch")
 
-
-def warmup_lr(step, warmup_steps, peak_lr):
-    return peak_lr if step >= warmup_steps else peak_lr * (step + 1) / warmup_steps
-'''
-
-_EX5_WARMUP_ZERO = '''def scaled_lr(base_lr, base_batch, new_batch, rule):
-    k = new_batch / base_batch
-    if rule == "linear":
-        return base_lr * k
-    if rule == "sqrt":
-        return base_lr * math.sqrt(k)
-    raise ValueError(rule)
-
-
-def warmup_lr(step, warmup_steps, peak_lr):
-    return peak_lr * min(1.0, step / warmup_steps)  # starts at 0 and peaks one step late
-'''
+_EX5_WARMUP_ZERO = edited(reference(NB, "ex5_lr_rules"), "(step + 1) / warmup_steps", "step / warmup_steps")
 
 _EX5_ALT = '''RULES = {"linear": lambda k: k, "sqrt": lambda k: k ** 0.5}
 

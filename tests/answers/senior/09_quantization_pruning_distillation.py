@@ -1,30 +1,12 @@
 """Known-wrong and alternative answers for senior/09_quantization_pruning_distillation."""
 
-from tests.answers.senior import edited
+from tests.answers.senior import edited, reference
 
-EX1_WRONG_AXIS = '''
-def quantize_symmetric(w, per_channel=False):
-    amax = w.detach().abs().amax(dim=0, keepdim=True) if per_channel else w.detach().abs().amax()
-    scale = amax.clamp_min(1e-12) / 127.0
-    q = torch.clamp(torch.round(w.detach() / scale), -127, 127).to(torch.int8)
-    return q, scale
+NB = "senior/09_quantization_pruning_distillation"
 
+EX1_WRONG_AXIS = edited(reference(NB, "ex1_symmetric"), "amax(dim=1, keepdim=True)", "amax(dim=0, keepdim=True)")
 
-def dequantize(q, scale):
-    return q.to(torch.float32) * scale
-'''
-
-EX1_WRONG_255 = '''
-def quantize_symmetric(w, per_channel=False):
-    amax = w.detach().abs().amax(dim=1, keepdim=True) if per_channel else w.detach().abs().amax()
-    scale = amax.clamp_min(1e-12) / 255.0
-    q = torch.clamp(torch.round(w.detach() / scale), -127, 127).to(torch.int8)
-    return q, scale
-
-
-def dequantize(q, scale):
-    return q.to(torch.float32) * scale
-'''
+EX1_WRONG_255 = edited(reference(NB, "ex1_symmetric"), "/ 127.0", "/ 255.0")
 
 EX1_ALT = '''
 def quantize_symmetric(w, per_channel=False):
@@ -43,32 +25,11 @@ def dequantize(q, scale):
     return q.float().mul(scale)
 '''
 
-EX2_WRONG_NO_ZERO = '''
-def quantize_affine(x):
-    lo, hi = x.detach().min(), x.detach().max()
-    scale = ((hi - lo) / 255.0).clamp_min(1e-12)
-    zero_point = int(torch.round(-lo / scale))
-    q = torch.clamp(torch.round(x.detach() / scale) + zero_point, 0, 255).to(torch.uint8)
-    return q, scale, zero_point
+EX2_WRONG_NO_ZERO = edited(reference(NB, "ex2_affine"),
+                           "lo = torch.clamp(x.detach().min(), max=0.0)\n    hi = torch.clamp(x.detach().max(), min=0.0)",
+                           "lo, hi = x.detach().min(), x.detach().max()")
 
-
-def dequantize_affine(q, scale, zero_point):
-    return (q.to(torch.float32) - zero_point) * scale
-'''
-
-EX2_WRONG_FLOAT_ZP = '''
-def quantize_affine(x):
-    lo = torch.clamp(x.detach().min(), max=0.0)
-    hi = torch.clamp(x.detach().max(), min=0.0)
-    scale = ((hi - lo) / 255.0).clamp_min(1e-12)
-    zero_point = float(-lo / scale)
-    q = torch.clamp(torch.round(x.detach() / scale + zero_point), 0, 255).to(torch.uint8)
-    return q, scale, zero_point
-
-
-def dequantize_affine(q, scale, zero_point):
-    return (q.to(torch.float32) - zero_point) * scale
-'''
+EX2_WRONG_FLOAT_ZP = edited(reference(NB, "ex2_affine"), "int(torch.round(-lo / scale).clamp(0, 255))", "float(-lo / scale)")
 
 EX2_ALT = '''
 def quantize_affine(x):
@@ -87,30 +48,9 @@ def dequantize_affine(q, scale, zero_point):
     return (q.float() - float(zero_point)) * scale
 '''
 
-EX3_WRONG_PASS_ALL = '''
-class FakeQuantSTE(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, scale, qmax):
-        return torch.clamp(torch.round(x / scale), -qmax, qmax) * scale
+EX3_WRONG_PASS_ALL = edited(reference(NB, "ex3_fakequant"), "grad_out * inside.to(grad_out.dtype)", "grad_out")
 
-    @staticmethod
-    def backward(ctx, grad_out):
-        return grad_out, None, None
-'''
-
-EX3_WRONG_NO_CLAMP = '''
-class FakeQuantSTE(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, scale, qmax):
-        u = x / scale
-        ctx.save_for_backward(u.abs() <= qmax)
-        return torch.round(u) * scale
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (inside,) = ctx.saved_tensors
-        return grad_out * inside, None, None
-'''
+EX3_WRONG_NO_CLAMP = edited(reference(NB, "ex3_fakequant"), "torch.clamp(torch.round(u), -qmax, qmax)", "torch.round(u)")
 
 EX3_ALT = '''
 class FakeQuantSTE(torch.autograd.Function):
@@ -128,42 +68,10 @@ class FakeQuantSTE(torch.autograd.Function):
         return torch.where(keep, grad_out, torch.zeros_like(grad_out)), None, None
 '''
 
-EX4_WRONG_IN_PLACE = '''
-import copy
-import math
+EX4_WRONG_IN_PLACE = edited(reference(NB, "ex4_ptq"), "qmodel = copy.deepcopy(model)", "qmodel = model")
 
-
-def ptq_copy(model, bits):
-    qmax = 2 ** (bits - 1) - 1
-    size = 0
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, nn.Linear):
-                w = m.weight
-                scale = w.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / qmax
-                m.weight.copy_(torch.clamp(torch.round(w / scale), -qmax, qmax) * scale)
-                size += math.ceil(w.numel() * bits / 8) + 4 * w.shape[0]
-                if m.bias is not None:
-                    size += 4 * m.bias.numel()
-    return model, size
-'''
-
-EX4_WRONG_SIZE = '''
-import copy
-import math
-
-
-def ptq_copy(model, bits):
-    qmax = 2 ** (bits - 1) - 1
-    qmodel = copy.deepcopy(model)
-    with torch.no_grad():
-        for m in qmodel.modules():
-            if isinstance(m, nn.Linear):
-                scale = m.weight.abs().amax(dim=1, keepdim=True).clamp_min(1e-12) / qmax
-                m.weight.copy_(torch.clamp(torch.round(m.weight / scale), -qmax, qmax) * scale)
-    size = sum(p.numel() for p in qmodel.parameters()) * bits // 8
-    return qmodel, size
-'''
+EX4_WRONG_SIZE = edited(edited(reference(NB, "ex4_ptq"), " + 4 * w.shape[0]"),
+                        "size += 4 * m.bias.numel()", "size += math.ceil(m.bias.numel() * bits / 8)")
 
 EX4_ALT = '''
 import copy
@@ -199,16 +107,9 @@ def global_magnitude_prune(model, sparsity):
     return model
 '''
 
-EX5_WRONG_PER_LAYER = '''
-import torch.nn.utils.prune as prune
-
-
-def global_magnitude_prune(model, sparsity):
-    for m in model.modules():
-        if isinstance(m, nn.Linear):
-            prune.l1_unstructured(m, "weight", amount=sparsity)
-    return model
-'''
+EX5_WRONG_PER_LAYER = edited(reference(NB, "ex5_prune"),
+                             "prune.global_unstructured(targets, pruning_method=prune.L1Unstructured, amount=sparsity)",
+                             "for m, name in targets:\n        prune.l1_unstructured(m, name, amount=sparsity)")
 
 EX5_ALT = '''
 import torch.nn.utils.prune as prune
@@ -240,21 +141,9 @@ def _reapply_mask(mod, inp):
         mod.weight.mul_(mod.prune_mask)
 '''
 
-EX6_WRONG_NO_T2 = '''
-def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
-    log_p_student = F.log_softmax(student_logits / T, dim=-1)
-    p_teacher = F.softmax(teacher_logits.detach() / T, dim=-1)
-    soft = F.kl_div(log_p_student, p_teacher, reduction="batchmean")
-    return alpha * soft + (1 - alpha) * F.cross_entropy(student_logits, labels)
-'''
+EX6_WRONG_NO_T2 = edited(reference(NB, "ex6_distill"), " * T * T")
 
-EX6_WRONG_MEAN = '''
-def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):
-    log_p_student = F.log_softmax(student_logits / T, dim=-1)
-    p_teacher = F.softmax(teacher_logits.detach() / T, dim=-1)
-    soft = F.kl_div(log_p_student, p_teacher, reduction="mean") * T * T
-    return alpha * soft + (1 - alpha) * F.cross_entropy(student_logits, labels)
-'''
+EX6_WRONG_MEAN = edited(reference(NB, "ex6_distill"), 'reduction="batchmean"', 'reduction="mean"')
 
 EX6_ALT = '''
 def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.7):

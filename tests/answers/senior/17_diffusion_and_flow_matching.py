@@ -1,44 +1,21 @@
 """Known-wrong and alternative answers for senior/17_diffusion_and_flow_matching."""
 
-from tests.answers.senior import edited
+from tests.answers.senior import edited, reference
 
-_EX1_LINEAR = '''
-def linear_betas(T, beta_start=1e-4, beta_end=0.02):
-    return torch.linspace(beta_start, beta_end, T, dtype=torch.float64)
-'''
+NB = "senior/17_diffusion_and_flow_matching"
 
-_EX1_CUMPROD = '''
-def alphas_cumprod(betas):
-    return torch.cumprod(1 - betas, dim=0)
-'''
 
-_EX1_COSINE = '''
-def cosine_betas(T, s=0.008, max_beta=0.999):
-    u = torch.arange(T + 1, dtype=torch.float64) / T
-    f = torch.cos((u + s) / (1 + s) * math.pi / 2) ** 2
-    abar = f / f[0]
-    return (1 - abar[1:] / abar[:-1]).clamp(max=max_beta)
-'''
 
-EX1_WRONG_COSINE_SHIFTED = _EX1_LINEAR + _EX1_CUMPROD + '''
-def cosine_betas(T, s=0.008, max_beta=0.999):
-    u = torch.arange(T, dtype=torch.float64) / T
-    f = torch.cos((u + s) / (1 + s) * math.pi / 2) ** 2
-    abar = f / f[0]
-    betas = torch.zeros(T, dtype=torch.float64)
-    betas[1:] = 1 - abar[1:] / abar[:-1]
-    return betas.clamp(max=max_beta)
-'''
 
-EX1_WRONG_CUMSUM = _EX1_LINEAR + _EX1_COSINE + '''
-def alphas_cumprod(betas):
-    return 1 - torch.cumsum(betas, dim=0)
-'''
+EX1_WRONG_COSINE_SHIFTED = edited(edited(reference(NB, "ex1_schedule"), "arange(T + 1,", "arange(T,"),
+                                  "    return (1 - abar[1:] / abar[:-1]).clamp(max=max_beta)",
+                                  "    betas = torch.zeros(T, dtype=torch.float64)\n"
+                                  "    betas[1:] = 1 - abar[1:] / abar[:-1]\n"
+                                  "    return betas.clamp(max=max_beta)")
 
-EX1_WRONG_FLOAT32 = _EX1_CUMPROD + _EX1_COSINE + '''
-def linear_betas(T, beta_start=1e-4, beta_end=0.02):
-    return torch.linspace(beta_start, beta_end, T)
-'''
+EX1_WRONG_CUMSUM = edited(reference(NB, "ex1_schedule"), "torch.cumprod(1 - betas, dim=0)", "1 - torch.cumsum(betas, dim=0)")
+
+EX1_WRONG_FLOAT32 = edited(reference(NB, "ex1_schedule"), "T, dtype=torch.float64)", "T)")
 
 EX1_ALT = '''
 import numpy as np
@@ -58,50 +35,16 @@ def alphas_cumprod(betas):
     return torch.exp(torch.cumsum(torch.log1p(-betas), 0))
 '''
 
-_EX2_LOSS = '''
-def noise_prediction_loss(model, x0, t, noise, alphas_cumprod):
-    x_t = q_sample(x0, t, noise, alphas_cumprod)
-    return F.mse_loss(model(x_t, t), noise)
-'''
 
-EX2_WRONG_NO_SQRT = _EX2_LOSS + '''
-def q_sample(x0, t, noise, alphas_cumprod):
-    ab = alphas_cumprod.to(t.device)[t].to(x0.dtype)
-    ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
-    return ab * x0 + (1 - ab) * noise
-'''
+EX2_WRONG_NO_SQRT = edited(reference(NB, "ex2_forward"), "ab.sqrt() * x0 + (1 - ab).sqrt() * noise", "ab * x0 + (1 - ab) * noise")
 
-EX2_WRONG_2D_ONLY = _EX2_LOSS + '''
-def q_sample(x0, t, noise, alphas_cumprod):
-    ab = alphas_cumprod.to(t.device)[t].to(x0.dtype)[:, None]
-    return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
-'''
+EX2_WRONG_2D_ONLY = edited(reference(NB, "ex2_forward"), "ab.reshape(-1, *([1] * (x0.dim() - 1)))", "ab[:, None]")
 
-EX2_WRONG_TARGET_X0 = '''
-def q_sample(x0, t, noise, alphas_cumprod):
-    ab = alphas_cumprod.to(t.device)[t].to(x0.dtype)
-    ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
-    return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
+EX2_WRONG_TARGET_X0 = edited(reference(NB, "ex2_forward"), "model(x_t, t), noise)", "model(x_t, t), x0)")
 
+EX2_WRONG_FLOAT64 = edited(reference(NB, "ex2_forward"), "[t].to(x0.dtype)", "[t]")
 
-def noise_prediction_loss(model, x0, t, noise, alphas_cumprod):
-    x_t = q_sample(x0, t, noise, alphas_cumprod)
-    return F.mse_loss(model(x_t, t), x0)
-'''
-
-EX2_WRONG_FLOAT64 = _EX2_LOSS + '''
-def q_sample(x0, t, noise, alphas_cumprod):
-    ab = alphas_cumprod.to(t.device)[t]
-    ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
-    return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
-'''
-
-EX2_WRONG_CPU_TABLE = _EX2_LOSS + '''
-def q_sample(x0, t, noise, alphas_cumprod):
-    ab = alphas_cumprod[t].to(x0.dtype)
-    ab = ab.reshape(-1, *([1] * (x0.dim() - 1)))
-    return ab.sqrt() * x0 + (1 - ab).sqrt() * noise
-'''
+EX2_WRONG_CPU_TABLE = edited(reference(NB, "ex2_forward"), "alphas_cumprod.to(t.device)[t]", "alphas_cumprod[t]")
 
 EX2_ALT = '''
 def q_sample(x0, t, noise, alphas_cumprod):
@@ -117,33 +60,11 @@ def noise_prediction_loss(model, x0, t, noise, alphas_cumprod):
     return (pred - noise).pow(2).sum() / noise.numel()
 '''
 
-EX3_WRONG_SQRT_ABAR = '''
-def ddpm_step(x_t, t, eps_pred, betas, noise):
-    beta = betas[t].item()
-    ab = torch.cumprod(1 - betas, 0)[t].item()
-    mean = (x_t - beta / math.sqrt(1 - ab) * eps_pred) / math.sqrt(ab)
-    if t == 0:
-        return mean
-    return mean + math.sqrt(beta) * noise
-'''
+EX3_WRONG_SQRT_ABAR = edited(reference(NB, "ex3_ddpm_step"), "/ math.sqrt(1 - beta)", "/ math.sqrt(ab)")
 
-EX3_WRONG_NOISE_AT_ZERO = '''
-def ddpm_step(x_t, t, eps_pred, betas, noise):
-    beta = betas[t].item()
-    ab = torch.cumprod(1 - betas, 0)[t].item()
-    mean = (x_t - beta / math.sqrt(1 - ab) * eps_pred) / math.sqrt(1 - beta)
-    return mean + math.sqrt(beta) * noise
-'''
+EX3_WRONG_NOISE_AT_ZERO = edited(reference(NB, "ex3_ddpm_step"), "    if t == 0:\n        return mean\n")
 
-EX3_WRONG_SIGMA_BETA = '''
-def ddpm_step(x_t, t, eps_pred, betas, noise):
-    beta = betas[t].item()
-    ab = torch.cumprod(1 - betas, 0)[t].item()
-    mean = (x_t - beta / math.sqrt(1 - ab) * eps_pred) / math.sqrt(1 - beta)
-    if t == 0:
-        return mean
-    return mean + beta * noise
-'''
+EX3_WRONG_SIGMA_BETA = edited(reference(NB, "ex3_ddpm_step"), "math.sqrt(beta) * noise", "beta * noise")
 
 EX3_ALT = '''
 def ddpm_step(x_t, t, eps_pred, betas, noise):
@@ -157,21 +78,9 @@ def ddpm_step(x_t, t, eps_pred, betas, noise):
     return mean + sigma * noise
 '''
 
-EX4_WRONG_NEGATIVE_INDEX = '''
-def ddim_step(x_t, t, t_prev, eps_pred, alphas_cumprod):
-    ab = alphas_cumprod[t].item()
-    ab_prev = alphas_cumprod[t_prev].item()
-    x0_hat = (x_t - math.sqrt(1 - ab) * eps_pred) / math.sqrt(ab)
-    return math.sqrt(ab_prev) * x0_hat + math.sqrt(1 - ab_prev) * eps_pred
-'''
+EX4_WRONG_NEGATIVE_INDEX = edited(reference(NB, "ex4_ddim_step"), " if t_prev >= 0 else 1.0")
 
-EX4_WRONG_NO_DIRECTION = '''
-def ddim_step(x_t, t, t_prev, eps_pred, alphas_cumprod):
-    ab = alphas_cumprod[t].item()
-    ab_prev = alphas_cumprod[t_prev].item() if t_prev >= 0 else 1.0
-    x0_hat = (x_t - math.sqrt(1 - ab) * eps_pred) / math.sqrt(ab)
-    return math.sqrt(ab_prev) * x0_hat
-'''
+EX4_WRONG_NO_DIRECTION = edited(reference(NB, "ex4_ddim_step"), " + math.sqrt(1 - ab_prev) * eps_pred")
 
 EX4_ALT = '''
 def ddim_step(x_t, t, t_prev, eps_pred, alphas_cumprod):
@@ -182,26 +91,16 @@ def ddim_step(x_t, t, t_prev, eps_pred, alphas_cumprod):
     return c_x * x_t + c_e * eps_pred
 '''
 
-EX5_WRONG_TWO_CALLS = '''
-def cfg_eps(model, x, t, labels, null_label, w):
-    cond = model(x, t, labels)
-    uncond = model(x, t, torch.full_like(labels, null_label))
-    return uncond + w * (cond - uncond)
-'''
+EX5_WRONG_TWO_CALLS = edited(reference(NB, "ex5_cfg"),
+                             "out = model(torch.cat([x, x]), torch.cat([t, t]), "
+                             "torch.cat([labels, torch.full_like(labels, null_label)]))\n"
+                             "    cond, uncond = out.chunk(2)",
+                             "cond = model(x, t, labels)\n"
+                             "    uncond = model(x, t, torch.full_like(labels, null_label))")
 
-EX5_WRONG_SWAPPED = '''
-def cfg_eps(model, x, t, labels, null_label, w):
-    out = model(torch.cat([x, x]), torch.cat([t, t]), torch.cat([labels, torch.full_like(labels, null_label)]))
-    cond, uncond = out.chunk(2)
-    return cond + w * (uncond - cond)
-'''
+EX5_WRONG_SWAPPED = edited(reference(NB, "ex5_cfg"), "uncond + w * (cond - uncond)", "cond + w * (uncond - cond)")
 
-EX5_WRONG_ONE_PLUS_W = '''
-def cfg_eps(model, x, t, labels, null_label, w):
-    out = model(torch.cat([x, x]), torch.cat([t, t]), torch.cat([labels, torch.full_like(labels, null_label)]))
-    cond, uncond = out.chunk(2)
-    return cond + w * (cond - uncond)
-'''
+EX5_WRONG_ONE_PLUS_W = edited(reference(NB, "ex5_cfg"), "return uncond + w", "return cond + w")
 
 EX5_ALT = '''
 def cfg_eps(model, x, t, labels, null_label, w):
@@ -212,50 +111,15 @@ def cfg_eps(model, x, t, labels, null_label, w):
     return torch.lerp(uncond, cond, w)
 '''
 
-_EX6_EULER = '''
-@torch.no_grad()
-def euler_sample(model, x0, steps):
-    x = x0
-    dt = 1.0 / steps
-    for k in range(steps):
-        t = torch.full((x.shape[0],), k * dt, dtype=x.dtype, device=x.device)
-        x = x + dt * model(x, t)
-    return x
-'''
 
-_EX6_LOSS = '''
-def flow_matching_loss(model, x0, x1, t):
-    tb = t.to(x0.dtype).reshape(-1, *([1] * (x0.dim() - 1)))
-    x_t = (1 - tb) * x0 + tb * x1
-    return F.mse_loss(model(x_t, t), x1 - x0)
-'''
 
-EX6_WRONG_TARGET_SIGN = _EX6_EULER + '''
-def flow_matching_loss(model, x0, x1, t):
-    tb = t.to(x0.dtype).reshape(-1, *([1] * (x0.dim() - 1)))
-    x_t = (1 - tb) * x0 + tb * x1
-    return F.mse_loss(model(x_t, t), x0 - x1)
-'''
+EX6_WRONG_TARGET_SIGN = edited(reference(NB, "ex6_flow"), "x1 - x0)", "x0 - x1)")
 
-EX6_WRONG_INTERPOLATION = _EX6_EULER + '''
-def flow_matching_loss(model, x0, x1, t):
-    tb = t.to(x0.dtype).reshape(-1, *([1] * (x0.dim() - 1)))
-    x_t = tb * x0 + (1 - tb) * x1
-    return F.mse_loss(model(x_t, t), x1 - x0)
-'''
+EX6_WRONG_INTERPOLATION = edited(reference(NB, "ex6_flow"), "(1 - tb) * x0 + tb * x1", "tb * x0 + (1 - tb) * x1")
 
-EX6_WRONG_EULER_RIGHT_POINT = _EX6_LOSS + '''
-@torch.no_grad()
-def euler_sample(model, x0, steps):
-    x = x0
-    dt = 1.0 / steps
-    for k in range(steps):
-        t = torch.full((x.shape[0],), (k + 1) * dt, dtype=x.dtype, device=x.device)
-        x = x + dt * model(x, t)
-    return x
-'''
+EX6_WRONG_EULER_RIGHT_POINT = edited(reference(NB, "ex6_flow"), "k * dt,", "(k + 1) * dt,")
 
-EX6_WRONG_T_DEFAULTS = _EX6_LOSS + edited(_EX6_EULER, ", dtype=x.dtype, device=x.device")
+EX6_WRONG_T_DEFAULTS = edited(reference(NB, "ex6_flow"), ", dtype=x.dtype, device=x.device")
 
 EX6_ALT = '''
 def flow_matching_loss(model, x0, x1, t):
@@ -273,72 +137,18 @@ def euler_sample(model, x0, steps):
     return x
 '''
 
-EX7_WRONG_DEFAULT_INIT = '''
-class AdaLNZero(nn.Module):
-    def __init__(self, dim, cond_dim, hidden):
-        super().__init__()
-        self.norm = nn.LayerNorm(dim, elementwise_affine=False, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
-        self.ada = nn.Sequential(nn.SiLU(), nn.Linear(cond_dim, 3 * dim))
+EX7_WRONG_DEFAULT_INIT = edited(reference(NB, "ex7_adaln"),
+                                "        nn.init.zeros_(self.ada[1].weight)\n        nn.init.zeros_(self.ada[1].bias)\n")
 
-    def forward(self, x, c):
-        mod = self.ada(c)
-        if x.dim() == 3:
-            mod = mod.unsqueeze(1)
-        shift, scale, gate = mod.chunk(3, dim=-1)
-        return x + gate * self.mlp(self.norm(x) * (1 + scale) + shift)
-'''
+EX7_WRONG_ZERO_MLP_OUT = edited(reference(NB, "ex7_adaln"), "nn.init.zeros_(self.ada[1].bias)\n",
+                                "nn.init.zeros_(self.ada[1].bias)\n"
+                                "        nn.init.zeros_(self.mlp[2].weight)\n"
+                                "        nn.init.zeros_(self.mlp[2].bias)\n")
 
-EX7_WRONG_ZERO_MLP_OUT = '''
-class AdaLNZero(nn.Module):
-    def __init__(self, dim, cond_dim, hidden):
-        super().__init__()
-        self.norm = nn.LayerNorm(dim, elementwise_affine=False, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
-        self.ada = nn.Sequential(nn.SiLU(), nn.Linear(cond_dim, 3 * dim))
-        for p in list(self.ada[1].parameters()) + list(self.mlp[2].parameters()):
-            nn.init.zeros_(p)
+EX7_WRONG_SCALE_NO_ONE = edited(reference(NB, "ex7_adaln"), "* (1 + scale)", "* scale")
 
-    def forward(self, x, c):
-        mod = self.ada(c)
-        if x.dim() == 3:
-            mod = mod.unsqueeze(1)
-        shift, scale, gate = mod.chunk(3, dim=-1)
-        return x + gate * self.mlp(self.norm(x) * (1 + scale) + shift)
-'''
-
-EX7_WRONG_SCALE_NO_ONE = '''
-class AdaLNZero(nn.Module):
-    def __init__(self, dim, cond_dim, hidden):
-        super().__init__()
-        self.norm = nn.LayerNorm(dim, elementwise_affine=False, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
-        self.ada = nn.Sequential(nn.SiLU(), nn.Linear(cond_dim, 3 * dim))
-        nn.init.zeros_(self.ada[1].weight)
-        nn.init.zeros_(self.ada[1].bias)
-
-    def forward(self, x, c):
-        mod = self.ada(c)
-        if x.dim() == 3:
-            mod = mod.unsqueeze(1)
-        shift, scale, gate = mod.chunk(3, dim=-1)
-        return x + gate * self.mlp(self.norm(x) * scale + shift)
-'''
-
-EX7_WRONG_NO_TOKEN_BROADCAST = '''
-class AdaLNZero(nn.Module):
-    def __init__(self, dim, cond_dim, hidden):
-        super().__init__()
-        self.norm = nn.LayerNorm(dim, elementwise_affine=False, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
-        self.ada = nn.Sequential(nn.SiLU(), nn.Linear(cond_dim, 3 * dim))
-        nn.init.zeros_(self.ada[1].weight)
-        nn.init.zeros_(self.ada[1].bias)
-
-    def forward(self, x, c):
-        shift, scale, gate = self.ada(c).chunk(3, dim=-1)
-        return x + gate * self.mlp(self.norm(x) * (1 + scale) + shift)
-'''
+EX7_WRONG_NO_TOKEN_BROADCAST = edited(reference(NB, "ex7_adaln"),
+                                      "        if x.dim() == 3:\n            mod = mod.unsqueeze(1)\n")
 
 EX7_ALT = '''
 class AdaLNZero(nn.Module):
@@ -361,47 +171,11 @@ class AdaLNZero(nn.Module):
         return torch.addcmul(x, gate, self.mlp(h))
 '''
 
-EX8_WRONG_T_PLUS_ONE = '''
-@torch.no_grad()
-def ddpm_sample(model, x_T, betas, noises):
-    alphas_bar = torch.cumprod(1 - betas, 0)
-    x = x_T
-    for t in reversed(range(len(betas))):
-        t_batch = torch.full((x.shape[0],), t + 1, device=x.device)
-        eps = model(x, t_batch)
-        beta, ab = betas[t].item(), alphas_bar[t].item()
-        mean = (x - beta / math.sqrt(1 - ab) * eps) / math.sqrt(1 - beta)
-        x = mean + math.sqrt(beta) * noises[t] if t > 0 else mean
-    return x
-'''
+EX8_WRONG_T_PLUS_ONE = edited(reference(NB, "ex8_sampler"), "(x.shape[0],), t,", "(x.shape[0],), t + 1,")
 
-EX8_WRONG_SQRT_ABAR = '''
-@torch.no_grad()
-def ddpm_sample(model, x_T, betas, noises):
-    alphas_bar = torch.cumprod(1 - betas, 0)
-    x = x_T
-    for t in reversed(range(len(betas))):
-        t_batch = torch.full((x.shape[0],), t, device=x.device)
-        eps = model(x, t_batch)
-        beta, ab = betas[t].item(), alphas_bar[t].item()
-        mean = (x - beta / math.sqrt(1 - ab) * eps) / math.sqrt(ab)
-        x = mean + math.sqrt(beta) * noises[t] if t > 0 else mean
-    return x
-'''
+EX8_WRONG_SQRT_ABAR = edited(reference(NB, "ex8_sampler"), "/ math.sqrt(1 - beta)", "/ math.sqrt(ab)")
 
-EX8_WRONG_NOISE_AT_END = '''
-@torch.no_grad()
-def ddpm_sample(model, x_T, betas, noises):
-    alphas_bar = torch.cumprod(1 - betas, 0)
-    x = x_T
-    for t in reversed(range(len(betas))):
-        t_batch = torch.full((x.shape[0],), t, device=x.device)
-        eps = model(x, t_batch)
-        beta, ab = betas[t].item(), alphas_bar[t].item()
-        mean = (x - beta / math.sqrt(1 - ab) * eps) / math.sqrt(1 - beta)
-        x = mean + math.sqrt(beta) * noises[t]
-    return x
-'''
+EX8_WRONG_NOISE_AT_END = edited(reference(NB, "ex8_sampler"), " if t > 0 else mean")
 
 EX8_ALT = '''
 @torch.no_grad()

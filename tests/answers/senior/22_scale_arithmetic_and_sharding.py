@@ -1,46 +1,13 @@
 """Known-wrong and alternative answers for senior/22_scale_arithmetic_and_sharding."""
 
-from tests.answers.senior import edited
+from tests.answers.senior import edited, reference
 
-_EX1_REF_TAIL = '''
-
-def count_params(vocab, d_model, n_layers, d_ff, tied):
-    d = d_model
-    per_block = 4 * d * d + 2 * d * d_ff + 9 * d + d_ff
-    return vocab * d * (1 if tied else 2) + n_layers * per_block + 2 * d
-'''
-
-_EX1_FORWARD_ONLY = '''def gemm_flops(m, n, k):
-    return 2 * m * n * k
+NB = "senior/22_scale_arithmetic_and_sharding"
 
 
-def training_flops(n_params, n_tokens):
-    # forward only: forgets that the backward costs twice the forward
-    return 2 * n_params * n_tokens
+_EX1_FORWARD_ONLY = edited(reference(NB, "ex1_flops"), "return 6 * n_params * n_tokens", "return 2 * n_params * n_tokens")
 
-
-def mfu(n_params, tokens_per_step, step_time_s, n_devices, peak_flops_per_device):
-    return training_flops(n_params, tokens_per_step) / step_time_s / (n_devices * peak_flops_per_device)
-''' + _EX1_REF_TAIL
-
-_EX1_TIED_TWICE = '''def gemm_flops(m, n, k):
-    return 2 * m * n * k
-
-
-def training_flops(n_params, n_tokens):
-    return 6 * n_params * n_tokens
-
-
-def mfu(n_params, tokens_per_step, step_time_s, n_devices, peak_flops_per_device):
-    return 6 * n_params * tokens_per_step / step_time_s / (n_devices * peak_flops_per_device)
-
-
-def count_params(vocab, d_model, n_layers, d_ff, tied):
-    # counts the head matrix even when it is the embedding matrix
-    d = d_model
-    per_block = 4 * d * d + 2 * d * d_ff + 9 * d + d_ff
-    return 2 * vocab * d + n_layers * per_block + 2 * d
-'''
+_EX1_TIED_TWICE = edited(reference(NB, "ex1_flops"), "head = 0 if tied else vocab * d", "head = vocab * d")
 
 _EX1_ALT = '''def gemm_flops(m, n, k):
     multiply_adds = m * n * k
@@ -73,25 +40,10 @@ def count_params(vocab, d_model, n_layers, d_ff, tied):
     return total
 '''
 
-_EX2_NO_COMBINE = '''def moe_params(d_model, d_ff, n_experts, top_k, n_shared):
-    expert = 3 * d_model * d_ff
-    return d_model * n_experts + (n_experts + n_shared) * expert, d_model * n_experts + (top_k + n_shared) * expert
+_EX2_NO_COMBINE = edited(reference(NB, "ex2_moe"), "return float(2 * one_leg)", "return float(one_leg)")
 
-
-def all_to_all_bytes(tokens_per_device, d_model, top_k, n_devices, bytes_per_elem):
-    # counts the dispatch only and forgets that the expert outputs travel back
-    return float(tokens_per_device * top_k * (n_devices - 1) / n_devices * d_model * bytes_per_elem)
-'''
-
-_EX2_NO_SHARED_ACTIVE = '''def moe_params(d_model, d_ff, n_experts, top_k, n_shared):
-    # active parameters leave out the shared experts and the router
-    expert = 3 * d_model * d_ff
-    return d_model * n_experts + (n_experts + n_shared) * expert, top_k * expert
-
-
-def all_to_all_bytes(tokens_per_device, d_model, top_k, n_devices, bytes_per_elem):
-    return float(2 * tokens_per_device * top_k * (n_devices - 1) / n_devices * d_model * bytes_per_elem)
-'''
+_EX2_NO_SHARED_ACTIVE = edited(reference(NB, "ex2_moe"), "active = router + (top_k + n_shared) * expert",
+                               "active = top_k * expert")
 
 _EX2_ALT = '''def moe_params(d_model, d_ff, n_experts, top_k, n_shared):
     def swiglu(d, f):
@@ -114,24 +66,11 @@ def all_to_all_bytes(tokens_per_device, d_model, top_k, n_devices, bytes_per_ele
     return float(dispatch + combine)
 '''
 
-_EX3_BUGGY = '''def ring_allreduce_time(n_bytes, p, alpha, beta):
-    # the colleague's version: every step sends the whole buffer
-    steps = 2 * (p - 1)
-    return float(steps * alpha + steps * n_bytes * beta)
+_EX3_BUGGY = edited(reference(NB, "ex3_allreduce_cost"), "steps * (n_bytes / p) * beta", "steps * n_bytes * beta")
 
-
-def naive_allreduce_time(n_bytes, p, alpha, beta):
-    return float(2 * (p - 1) * (alpha + n_bytes * beta))
-'''
-
-_EX3_ONE_PHASE = '''def ring_allreduce_time(n_bytes, p, alpha, beta):
-    # counts the reduce-scatter but forgets the all-gather's bandwidth
-    return float(2 * (p - 1) * alpha + (p - 1) / p * n_bytes * beta)
-
-
-def naive_allreduce_time(n_bytes, p, alpha, beta):
-    return float((p - 1) * (alpha + n_bytes * beta))
-'''
+_EX3_ONE_PHASE = edited(edited(reference(NB, "ex3_allreduce_cost"),
+                               "steps * (n_bytes / p) * beta", "(p - 1) * (n_bytes / p) * beta"),
+                        "float(2 * (p - 1) * (alpha", "float((p - 1) * (alpha")
 
 _EX3_ALT = '''def ring_allreduce_time(n_bytes, p, alpha, beta):
     if p == 1:
@@ -149,68 +88,15 @@ def naive_allreduce_time(n_bytes, p, alpha, beta):
     return float(reduce_phase + broadcast_phase)
 '''
 
-_EX4_KEEPS_WEIGHT = '''def zero3_linear(x, shard, out_features, in_features):
-    # gathers once and lets autograd save the full weight: nothing is freed, no gather in backward
-    world = dist.get_world_size()
-    n_w = out_features * in_features
-    n = n_w + out_features
+_EX4_KEEPS_WEIGHT = edited(edited(reference(NB, "ex4_zero3"),
+                                  "ctx.save_for_backward(x, shard)\n"
+                                  "            return x @ weight.T + bias  # weight and bias are freed when this returns",
+                                  "ctx.save_for_backward(x, shard, weight)\n"
+                                  "            return x @ weight.T + bias"),
+                           "x, shard = ctx.saved_tensors\n            weight, _ = gather(shard)",
+                           "x, shard, weight = ctx.saved_tensors")
 
-    class GatheredLinear(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, shard):
-            pieces = [torch.empty_like(shard) for _ in range(world)]
-            dist.all_gather(pieces, shard.detach().contiguous())
-            full = torch.cat(pieces)[:n]
-            weight, bias = full[:n_w].view(out_features, in_features), full[n_w:]
-            ctx.save_for_backward(x, weight)
-            ctx.numel = shard.numel()
-            return x @ weight.T + bias
-
-        @staticmethod
-        def backward(ctx, grad_y):
-            x, weight = ctx.saved_tensors
-            grad_full = torch.zeros(ctx.numel * world)
-            grad_full[:n_w] = (grad_y.T @ x).reshape(-1)
-            grad_full[n_w:n] = grad_y.sum(0)
-            out = torch.empty(ctx.numel)
-            dist.reduce_scatter(out, list(grad_full.chunk(world)))
-            return grad_y @ weight, out / world
-
-    return GatheredLinear.apply(x, shard)
-'''
-
-_EX4_SUMS = '''def zero3_linear(x, shard, out_features, in_features):
-    # reduce-scatters the gradient but forgets to average over ranks
-    world = dist.get_world_size()
-    n_w = out_features * in_features
-    n = n_w + out_features
-
-    def gather(s):
-        pieces = [torch.empty_like(s) for _ in range(world)]
-        dist.all_gather(pieces, s.detach().contiguous())
-        full = torch.cat(pieces)[:n]
-        return full[:n_w].view(out_features, in_features), full[n_w:]
-
-    class GatheredLinear(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x, shard):
-            weight, bias = gather(shard)
-            ctx.save_for_backward(x, shard)
-            return x @ weight.T + bias
-
-        @staticmethod
-        def backward(ctx, grad_y):
-            x, shard = ctx.saved_tensors
-            weight, _ = gather(shard)
-            grad_full = torch.zeros(shard.numel() * world)
-            grad_full[:n_w] = (grad_y.T @ x).reshape(-1)
-            grad_full[n_w:n] = grad_y.sum(0)
-            out = torch.empty_like(shard)
-            dist.reduce_scatter(out, list(grad_full.chunk(world)))
-            return grad_y @ weight, out
-
-    return GatheredLinear.apply(x, shard)
-'''
+_EX4_SUMS = edited(reference(NB, "ex4_zero3"), "grad_shard / world", "grad_shard")
 
 _EX4_ALT = '''def zero3_linear(x, shard, out_features, in_features):
     import torch.nn.functional as F
@@ -245,50 +131,12 @@ _EX4_ALT = '''def zero3_linear(x, shard, out_features, in_features):
     return Zero3.apply(x, shard)
 '''
 
-_EX5_NO_RESCALE = '''def online_attend(q, k, v, m, l, acc):
-    # takes the new max but forgets to rescale what was accumulated against the old one
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))
-    p = torch.exp(scores - m_new)
-    return m_new, l + p.sum(dim=-1, keepdim=True), acc + p @ v
+_EX5_NO_RESCALE = edited(reference(NB, "ex5_ring_sim"),
+                         "    correction = torch.exp(m - m_new)\n"
+                         "    return m_new, l * correction + p.sum(dim=-1, keepdim=True), acc * correction + p @ v",
+                         "    return m_new, l + p.sum(dim=-1, keepdim=True), acc + p @ v")
 
-
-def ring_attention_sim(q_blocks, k_blocks, v_blocks):
-    n = len(q_blocks)
-    outs = []
-    for i, q in enumerate(q_blocks):
-        m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype, device=q.device)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(*q.shape[:-1], v_blocks[0].shape[-1], dtype=q.dtype, device=q.device)
-        for s in range(n):
-            j = (i - s) % n
-            m, l, acc = online_attend(q, k_blocks[j], v_blocks[j], m, l, acc)
-        outs.append(acc / l)
-    return outs
-'''
-
-_EX5_NO_SCALE = '''def online_attend(q, k, v, m, l, acc):
-    # forgets the 1/sqrt(d) temperature
-    scores = q @ k.transpose(-2, -1)
-    m_new = torch.maximum(m, scores.amax(dim=-1, keepdim=True))
-    p = torch.exp(scores - m_new)
-    c = torch.exp(m - m_new)
-    return m_new, l * c + p.sum(dim=-1, keepdim=True), acc * c + p @ v
-
-
-def ring_attention_sim(q_blocks, k_blocks, v_blocks):
-    n = len(q_blocks)
-    outs = []
-    for i, q in enumerate(q_blocks):
-        m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype, device=q.device)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(*q.shape[:-1], v_blocks[0].shape[-1], dtype=q.dtype, device=q.device)
-        for s in range(n):
-            j = (i - s) % n
-            m, l, acc = online_attend(q, k_blocks[j], v_blocks[j], m, l, acc)
-        outs.append(acc / l)
-    return outs
-'''
+_EX5_NO_SCALE = edited(reference(NB, "ex5_ring_sim"), " / math.sqrt(q.shape[-1])")
 
 _EX5_ALT = '''def online_attend(q, k, v, m, l, acc):
     # merge two partial softmaxes through their log-sum-exp
@@ -315,14 +163,7 @@ def ring_attention_sim(q_blocks, k_blocks, v_blocks):
     return [acc / l for _, l, acc in states]
 '''
 
-_EX6_NO_ROTATION = '''def ring_attention_rank(q, k, v):
-    # never passes the blocks on: attends to its own keys only
-    m = torch.full((*q.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-    l = torch.zeros_like(m)
-    acc = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    m, l, acc = online_attend(q, k, v, m, l, acc)
-    return acc / l
-'''
+_EX6_NO_ROTATION = edited(reference(NB, "ex6_ring_dist"), "            k, v = k_next, v_next\n")
 
 _EX6_ALL_GATHER = '''def ring_attention_rank(q, k, v):
     # gathers every block on every rank: the memory ring attention exists to avoid
