@@ -1,17 +1,13 @@
 """Known-wrong and alternative answers for notebooks/junior/13_autoencoders_vaes_and_gans.ipynb."""
 
+from functools import partial
+
 from tests.answers import edited, reference
 
-NB = "junior/13_autoencoders_vaes_and_gans"
-_ANOMALY = reference(NB, "ex1_anomaly")
-_REPARAM = reference(NB, "ex2_reparam")
-_KL_ELBO = reference(NB, "ex3_kl_elbo")
-_D_STEP = reference(NB, "ex4_d_step")
-_G_STEP = reference(NB, "ex5_g_step")
-_TRAIN_GAN = reference(NB, "ex6_train_gan")
+_ref = partial(reference, "junior/13_autoencoders_vaes_and_gans")
 
 # the saturating generator loss, with the gradients cleared
-_G_STEP_SATURATING = edited(_G_STEP, """    fake_logits = D(G(z))
+_G_STEP_SATURATING = edited(_ref("ex5_g_step"), """    fake_logits = D(G(z))
     g_loss = F.binary_cross_entropy_with_logits(fake_logits, torch.ones_like(fake_logits))
 """, """    g_loss = torch.log(1 - torch.sigmoid(D(G(z)))).mean()
 """)
@@ -19,12 +15,12 @@ _G_STEP_SATURATING = edited(_G_STEP, """    fake_logits = D(G(z))
 WRONG = {
     "ex1_anomaly": [
         ("averages the squared error over the batch (dim 0) instead of over the features",
-         edited(_ANOMALY, "mean(dim=1)", "mean(dim=0)")),
+         edited(_ref("ex1_anomaly"), "mean(dim=1)", "mean(dim=0)")),
         ("computes the errors with autograd on: they require grad",
-         edited(_ANOMALY, """    with torch.no_grad():
+         edited(_ref("ex1_anomaly"), """    with torch.no_grad():
         return ((model(x) - x) ** 2)""", """    return ((model(x) - x) ** 2)""")),
         ("a nearest-rank threshold (sort and index) instead of torch.quantile's interpolation",
-         edited(_ANOMALY, "torch.quantile(errors, q)", "errors.sort().values[int(q * errors.numel())]")),
+         edited(_ref("ex1_anomaly"), "torch.quantile(errors, q)", "errors.sort().values[int(q * errors.numel())]")),
     ],
     "ex2_reparam": [
         ("samples with torch.normal(mu, std): the gradient to mu is zero", '''
@@ -32,25 +28,25 @@ def reparameterize(mu, logvar):
     return torch.normal(mu, torch.exp(0.5 * logvar))
 '''),
         ("uses exp(logvar), the variance, as the standard deviation",
-         edited(_REPARAM, "torch.exp(0.5 * logvar)", "torch.exp(logvar)")),
+         edited(_ref("ex2_reparam"), "torch.exp(0.5 * logvar)", "torch.exp(logvar)")),
         ("Normal(mu, std).sample(): no graph back to mu and logvar", '''
 def reparameterize(mu, logvar):
     return torch.distributions.Normal(mu, torch.exp(0.5 * logvar)).sample()
 '''),
         ("draws eps with torch.randn(mu.shape): always on the CPU, whatever mu's device",
-         edited(_REPARAM, "torch.randn_like(mu)", "torch.randn(mu.shape)")),
+         edited(_ref("ex2_reparam"), "torch.randn_like(mu)", "torch.randn(mu.shape)")),
     ],
     "ex3_kl_elbo": [
-        ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", edited(_KL_ELBO, """    recon = ((x_recon - x) ** 2).sum(dim=1)
+        ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", edited(_ref("ex3_kl_elbo"), """    recon = ((x_recon - x) ** 2).sum(dim=1)
     return (recon + gaussian_kl(mu, logvar)).mean()""", """    return F.mse_loss(x_recon, x) + gaussian_kl(mu, logvar).mean()""")),
         ("averages the KL over the latent dims instead of summing",
-         edited(_KL_ELBO, "logvar.exp()).sum(dim=1)", "logvar.exp()).mean(dim=1)")),
-        ("drops the minus sign of the KL", edited(_KL_ELBO, "return -0.5 *", "return 0.5 *")),
+         edited(_ref("ex3_kl_elbo"), "logvar.exp()).sum(dim=1)", "logvar.exp()).mean(dim=1)")),
+        ("drops the minus sign of the KL", edited(_ref("ex3_kl_elbo"), "return -0.5 *", "return 0.5 *")),
     ],
     "ex4_d_step": [
-        ("does not detach the fakes: G's parameters get gradients", edited(_D_STEP, "G(z).detach()", "G(z)")),
-        ("forgets to clear D's old gradients", edited(_D_STEP, "    opt_D.zero_grad()\n")),
-        ("one BCE over the concatenated 2N batch: the mean of the two terms, not their sum", edited(_D_STEP, """    real_logits, fake_logits = D(real), D(fake)
+        ("does not detach the fakes: G's parameters get gradients", edited(_ref("ex4_d_step"), "G(z).detach()", "G(z)")),
+        ("forgets to clear D's old gradients", edited(_ref("ex4_d_step"), "    opt_D.zero_grad()\n")),
+        ("one BCE over the concatenated 2N batch: the mean of the two terms, not their sum", edited(_ref("ex4_d_step"), """    real_logits, fake_logits = D(real), D(fake)
     d_loss = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
               + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
 """, """    x = torch.cat([real, fake])
@@ -68,7 +64,7 @@ def generator_step(G, D, opt_G, z):
     return g_loss.item()
 '''),
         ("clears the gradients but keeps the saturating loss log(1 - D(G(z)))", _G_STEP_SATURATING),
-        ("detaches G(z) in the generator step too: no gradient reaches G", edited(_G_STEP, "D(G(z))", "D(G(z).detach())")),
+        ("detaches G(z) in the generator step too: no gradient reaches G", edited(_ref("ex5_g_step"), "D(G(z))", "D(G(z).detach())")),
     ],
     "ex6_train_gan": [
         ("runs all the discriminator steps first, then all the generator steps", '''
@@ -77,7 +73,7 @@ def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
     g_losses = [generator_step(G, D, opt_G, z) for z in noise_batches]
     return d_losses, g_losses
 '''),
-        ("steps the generator before the discriminator in each round", edited(_TRAIN_GAN, """        d_losses.append(discriminator_step(G, D, opt_D, real, z))
+        ("steps the generator before the discriminator in each round", edited(_ref("ex6_train_gan"), """        d_losses.append(discriminator_step(G, D, opt_D, real, z))
         g_losses.append(generator_step(G, D, opt_G, z))""", """        g_losses.append(generator_step(G, D, opt_G, z))
         d_losses.append(discriminator_step(G, D, opt_D, real, z))""")),
     ],

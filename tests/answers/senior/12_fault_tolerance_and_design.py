@@ -1,11 +1,10 @@
 """Known-wrong and alternative answers for senior/12_fault_tolerance_and_design."""
 
+from functools import partial
+
 from tests.answers.senior import edited, reference
 
-NB = "senior/12_fault_tolerance_and_design"
-EX1 = reference(NB, "ex1_atomic_save")
-EX2 = reference(NB, "ex2_resume")
-EX3 = reference(NB, "ex3_elastic")
+_ref = partial(reference, "senior/12_fault_tolerance_and_design")
 
 EX1_WRONG_DIRECT = '''
 def atomic_save(obj, path):
@@ -19,7 +18,7 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 '''
 
-EX1_WRONG_SYSTEM_TMP = edited(edited(EX1, "    directory = os.path.dirname(os.path.abspath(path))\n"),
+EX1_WRONG_SYSTEM_TMP = edited(edited(_ref("ex1_atomic_save"), "    directory = os.path.dirname(os.path.abspath(path))\n"),
                               'tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)',
                               'tempfile.mkstemp(suffix=".tmp")  # the system temp dir: may be another filesystem')
 
@@ -46,14 +45,14 @@ def atomic_save(obj, path):
         raise
 '''
 
-EX2_WRONG_NO_RNG = edited(EX2, """        torch.set_rng_state(ck["rng_cpu"].cpu())  # RNG states are CPU byte tensors, whatever map_location did
+EX2_WRONG_NO_RNG = edited(_ref("ex2_resume"), """        torch.set_rng_state(ck["rng_cpu"].cpu())  # RNG states are CPU byte tensors, whatever map_location did
         if ck.get("rng_cuda") is not None and torch.cuda.is_available():
             torch.cuda.set_rng_state_all([s.cpu() for s in ck["rng_cuda"]])
 """)
-EX2_WRONG_NO_OPT = edited(EX2, '        opt.load_state_dict(ck["opt"])\n')
+EX2_WRONG_NO_OPT = edited(_ref("ex2_resume"), '        opt.load_state_dict(ck["opt"])\n')
 
 # the newest checkpoint, loaded without a try: no fallback to the one before
-EX2_WRONG_NO_FALLBACK = edited(edited(EX2, """    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
+EX2_WRONG_NO_FALLBACK = edited(edited(_ref("ex2_resume"), """    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
         try:
             ck = torch.load(path, map_location=device, weights_only=False)
         except Exception:
@@ -124,7 +123,7 @@ def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
     return [(start + i) % dataset_size for i in range(per_rank)]
 '''
 
-EX3_WRONG_STEP_OFFSET = edited(EX3, "global_step * global_batch", "global_step * per_rank")
+EX3_WRONG_STEP_OFFSET = edited(_ref("ex3_elastic"), "global_step * global_batch", "global_step * per_rank")
 
 EX3_ALT = '''
 def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
@@ -135,7 +134,7 @@ def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
     return [(base + j) % dataset_size for j in range(rank, global_batch, world_size)]
 '''
 
-EX2_WRONG_IN_PLACE = edited(EX2, """        final = os.path.join(ckpt_dir, f"step_{step:06d}.pt")
+EX2_WRONG_IN_PLACE = edited(_ref("ex2_resume"), """        final = os.path.join(ckpt_dir, f"step_{step:06d}.pt")
         tmp = final + ".tmp"
         with open(tmp, "wb") as f:
             torch.save(state, f)
