@@ -1,32 +1,20 @@
 """Known-wrong and alternative answers for notebooks/junior/05_training_loop.ipynb."""
 
+from functools import partial
+
+from tests.answers import edited, reference
+
+_ref = partial(reference, "junior/05_training_loop")
+
 WRONG = {
     "ex1_train_one_epoch": [
-        ("forgets optimizer.zero_grad(), so gradients accumulate across batches", '''
-def train_one_epoch(model, loader, loss_fn, optimizer):
-    model.train()
-    total, n = 0.0, 0
-    for xb, yb in loader:
-        xb, yb = xb.to(device), yb.to(device)
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * len(xb)
-        n += len(xb)
-    return total / n
-'''),
-        ("averages batch means without weighting by batch size, and never calls model.train()", '''
-def train_one_epoch(model, loader, loss_fn, optimizer):
-    losses = []
-    for xb, yb in loader:
-        xb, yb = xb.to(device), yb.to(device)
-        optimizer.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return sum(losses) / len(losses)
-'''),
+        ("forgets optimizer.zero_grad(), so gradients accumulate across batches",
+         edited(_ref("ex1_train_one_epoch"), "        optimizer.zero_grad()\n")),
+        ("averages batch means without weighting by batch size, and never calls model.train()",
+         edited(edited(edited(edited(_ref("ex1_train_one_epoch"), "    model.train()\n"), "total, n = 0.0, 0", "losses = []"),
+                              "        total += loss.item() * len(xb)\n        n += len(xb)\n",
+                              "        losses.append(loss.item())\n"),
+                "return total / n", "return sum(losses) / len(losses)")),
     ],
     "ex2_predict_order": [
         ("believes step() still sees the gradient after zero_grad()", '''
@@ -49,91 +37,26 @@ for _ in range(EPOCHS):
     _loss.backward()
     history.append(_loss.item())
 '''),
-        ("ends the model in nn.Softmax, so CrossEntropyLoss sees probabilities instead of logits", '''
-EPOCHS = 8 if FAST else 12
-torch.manual_seed(SEED)
-digits_model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10), nn.Softmax(dim=1)).to(device)
-_optimizer = torch.optim.Adam(digits_model.parameters(), lr=1e-2)
-_train_loader = DataLoader(TensorDataset(X_train, y_train), batch_size=128, shuffle=True,
-                           generator=torch.Generator().manual_seed(SEED))
-history = [train_one_epoch(digits_model, _train_loader, nn.CrossEntropyLoss(), _optimizer)
-           for _ in range(EPOCHS)]
-'''),
+        ("ends the model in nn.Softmax, so CrossEntropyLoss sees probabilities instead of logits",
+         edited(_ref("ex3_fit_digits"), "nn.Linear(64, 10))", "nn.Linear(64, 10), nn.Softmax(dim=1))")),
     ],
     "ex4_early_stopping": [
-        ("never resets the counter after an improvement", '''
-class EarlyStopping:
-    def __init__(self, patience=3, min_delta=0.0):
-        self.patience, self.min_delta = patience, min_delta
-        self.best, self.best_epoch, self.epoch, self.bad = float("inf"), -1, -1, 0
-
-    def step(self, val_loss):
-        self.epoch += 1
-        if val_loss < self.best - self.min_delta:
-            self.best, self.best_epoch = val_loss, self.epoch
-        else:
-            self.bad += 1
-        return self.bad >= self.patience
-'''),
-        ("off by one: stops only when the counter exceeds patience", '''
-class EarlyStopping:
-    def __init__(self, patience=3, min_delta=0.0):
-        self.patience, self.min_delta = patience, min_delta
-        self.best, self.best_epoch, self.epoch, self.bad = float("inf"), -1, -1, 0
-
-    def step(self, val_loss):
-        self.epoch += 1
-        if val_loss < self.best - self.min_delta:
-            self.best, self.best_epoch, self.bad = val_loss, self.epoch, 0
-        else:
-            self.bad += 1
-        return self.bad > self.patience
-'''),
+        ("never resets the counter after an improvement", edited(
+            _ref("ex4_early_stopping"), "self.best, self.best_epoch, self.bad_epochs = val_loss, self.epoch, 0",
+            "self.best, self.best_epoch = val_loss, self.epoch")),
+        ("off by one: stops only when the counter exceeds patience",
+         edited(_ref("ex4_early_stopping"), "return self.bad_epochs >= self.patience", "return self.bad_epochs > self.patience")),
     ],
     "ex5_fit_early_stopping": [
-        ("keeps best_state = model.state_dict() without copying: the 'snapshot' follows training", '''
-def fit_with_early_stopping(model, train_loader, val_loader, loss_fn, optimizer, max_epochs, patience):
-    stopper = EarlyStopping(patience=patience)
-    hist = {"train": [], "val": [], "best_epoch": -1}
-    best_state = None
-    for epoch in range(max_epochs):
-        hist["train"].append(train_one_epoch(model, train_loader, loss_fn, optimizer))
-        val = evaluate_loss(model, val_loader, loss_fn)
-        hist["val"].append(val)
-        stop = stopper.step(val)
-        if stopper.best_epoch == epoch:
-            best_state = model.state_dict()
-        if stop:
-            break
-    model.load_state_dict(best_state)
-    hist["best_epoch"] = stopper.best_epoch
-    return hist
-'''),
-        ("ignores patience: stops at the first epoch without improvement", '''
-def fit_with_early_stopping(model, train_loader, val_loader, loss_fn, optimizer, max_epochs, patience):
-    hist = {"train": [], "val": [], "best_epoch": -1}
-    best, best_state = float("inf"), None
-    for epoch in range(max_epochs):
-        hist["train"].append(train_one_epoch(model, train_loader, loss_fn, optimizer))
-        val = evaluate_loss(model, val_loader, loss_fn)
-        hist["val"].append(val)
-        if val < best:
-            best, hist["best_epoch"] = val, epoch
-            best_state = copy.deepcopy(model.state_dict())
-        else:
-            break
-    model.load_state_dict(best_state)
-    return hist
-'''),
+        ("keeps best_state = model.state_dict() without copying: the 'snapshot' follows training",
+         edited(_ref("ex5_fit_early_stopping"), "best_state = copy.deepcopy(model.state_dict())", "best_state = model.state_dict()")),
+        ("ignores patience: stops at the first epoch without improvement",
+         edited(_ref("ex5_fit_early_stopping"), "EarlyStopping(patience=patience)", "EarlyStopping(patience=1)")),
     ],
     "ex6_weight_decay": [
-        ("forgets to multiply the decay term by the learning rate", '''
-def sgd_step_with_weight_decay(params, lr, weight_decay):
-    with torch.no_grad():
-        for p in params:
-            if p.grad is not None:
-                p -= lr * p.grad + weight_decay * p
-'''),
+        ("forgets to multiply the decay term by the learning rate",
+         edited(_ref("ex6_weight_decay"), "p.sub_(lr * (p.grad + weight_decay * p))", "p -= lr * p.grad + weight_decay * p")),
+        # without the no_grad block the whole body moves left: written out, not as an edit
         ("updates the leaf parameters without torch.no_grad()", '''
 def sgd_step_with_weight_decay(params, lr, weight_decay):
     for p in params:

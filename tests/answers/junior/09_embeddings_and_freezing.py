@@ -1,5 +1,11 @@
 """Known-wrong and alternative answers for notebooks/junior/09_embeddings_and_freezing.ipynb."""
 
+from functools import partial
+
+from tests.answers import edited, reference
+
+_ref = partial(reference, "junior/09_embeddings_and_freezing")
+
 WRONG = {
     "ex1_predict_embedding": [
         ("thinks the embedding returns one vector per row of indices", '''
@@ -9,14 +15,9 @@ FLOAT_INDEX_RAISES = False
 '''),
     ],
     "ex2_one_hot": [
-        ("lets one_hot infer the width from the largest index in the batch", '''
-def embedding_via_one_hot(indices, weight):
-    return F.one_hot(indices).to(weight.dtype) @ weight
-'''),
-        ("multiplies the integer one-hot tensor by the float weight", '''
-def embedding_via_one_hot(indices, weight):
-    return F.one_hot(indices, num_classes=weight.shape[0]) @ weight
-'''),
+        ("lets one_hot infer the width from the largest index in the batch",
+         edited(_ref("ex2_one_hot"), "F.one_hot(indices, num_classes=weight.shape[0])", "F.one_hot(indices)")),
+        ("multiplies the integer one-hot tensor by the float weight", edited(_ref("ex2_one_hot"), ".to(weight.dtype)")),
     ],
     "ex3_predict_grad_rows": [
         ("thinks every row gets a gradient and repeated lookups do not accumulate", '''
@@ -31,57 +32,26 @@ PAD_ROW_AT_INIT = [0.0, 0.0]
 def mean_pool(emb, tokens, pad_idx):
     return emb(tokens).mean(dim=1)
 '''),
-        ("masks the sum but still divides by T", '''
-def mean_pool(emb, tokens, pad_idx):
-    keep = (tokens != pad_idx).unsqueeze(-1).float()
-    return (emb(tokens) * keep).sum(dim=1) / tokens.shape[1]
-'''),
+        ("masks the sum but still divides by T",
+         edited(_ref("ex4_mean_pool"), "count = keep.sum(dim=1).clamp(min=1)", "count = tokens.shape[1]")),
     ],
     "ex5_freeze": [
-        ("sets module.requires_grad = False, a plain attribute that freezes nothing", '''
-def freeze(module):
-    module.requires_grad = False
-
-
-def count_trainable(model):
-    return sum(p.numel() for p in model.parameters() if p.requires_grad)
-'''),
-        ("counts parameter tensors instead of their elements", '''
-def freeze(module):
-    for p in module.parameters():
-        p.requires_grad = False
-
-
-def count_trainable(model):
-    return len([p for p in model.parameters() if p.requires_grad])
-'''),
+        ("sets module.requires_grad = False, a plain attribute that freezes nothing", edited(_ref("ex5_freeze"), """    for p in module.parameters():
+        p.requires_grad = False""", """    module.requires_grad = False""")),
+        ("counts parameter tensors instead of their elements", edited(
+            _ref("ex5_freeze"), "sum(p.numel() for p in model.parameters() if p.requires_grad)",
+            "len([p for p in model.parameters() if p.requires_grad])")),
     ],
     "ex6_setup_finetuning": [
-        ("hands every parameter to the optimizer", '''
-def setup_finetuning(model, lr):
-    freeze(model.backbone)
-    return torch.optim.AdamW(model.parameters(), lr=lr)
-'''),
+        ("hands every parameter to the optimizer", edited(
+            edited(_ref("ex6_setup_finetuning"), "    trainable = [p for p in model.parameters() if p.requires_grad]\n"),
+            "AdamW(trainable,", "AdamW(model.parameters(),")),
     ],
     "ex7_finetune_step": [
-        ("the original: model.train() lets BatchNorm update the frozen backbone's statistics", '''
-def finetune_step(model, optimizer, x, y):
-    model.train()
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-'''),
-        ("puts the whole model in eval mode, so the head trains without dropout", '''
-def finetune_step(model, optimizer, x, y):
-    model.eval()
-    optimizer.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-'''),
+        ("the original: model.train() lets BatchNorm update the frozen backbone's statistics",
+         edited(_ref("ex7_finetune_step"), "    model.backbone.eval()\n")),
+        ("puts the whole model in eval mode, so the head trains without dropout",
+         edited(_ref("ex7_finetune_step"), "    model.train()\n    model.backbone.eval()\n", "    model.eval()\n")),
     ],
 }
 

@@ -1,105 +1,58 @@
 """Known-wrong and alternative answers for notebooks/junior/13_autoencoders_vaes_and_gans.ipynb."""
 
-_THRESHOLD_OK = '''
-def fit_threshold(errors, q):
-    return torch.quantile(errors, q)
-'''
+from functools import partial
 
-_FLAGS_OK = '''
-def flag_anomalies(model, x, threshold):
-    return reconstruction_errors(model, x) > threshold
-'''
+from tests.answers import edited, reference
 
-_ERRORS_OK = '''
-def reconstruction_errors(model, x):
-    with torch.no_grad():
-        return ((model(x) - x) ** 2).mean(dim=1)
-'''
+_ref = partial(reference, "junior/13_autoencoders_vaes_and_gans")
 
-_KL_OK = '''
-def gaussian_kl(mu, logvar):
-    return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)
-'''
-
-_LOSS_OK = '''
-def vae_loss(x_recon, x, mu, logvar):
-    return (((x_recon - x) ** 2).sum(dim=1) + gaussian_kl(mu, logvar)).mean()
-'''
+# the saturating generator loss, with the gradients cleared
+_G_STEP_SATURATING = edited(_ref("ex5_g_step"), """    fake_logits = D(G(z))
+    g_loss = F.binary_cross_entropy_with_logits(fake_logits, torch.ones_like(fake_logits))
+""", """    g_loss = torch.log(1 - torch.sigmoid(D(G(z)))).mean()
+""")
 
 WRONG = {
     "ex1_anomaly": [
-        ("averages the squared error over the batch (dim 0) instead of over the features", '''
-def reconstruction_errors(model, x):
-    with torch.no_grad():
-        return ((model(x) - x) ** 2).mean(dim=0)
-''' + _THRESHOLD_OK + _FLAGS_OK),
-        ("computes the errors with autograd on: they require grad", '''
-def reconstruction_errors(model, x):
-    return ((model(x) - x) ** 2).mean(dim=1)
-''' + _THRESHOLD_OK + _FLAGS_OK),
-        ("a nearest-rank threshold (sort and index) instead of torch.quantile's interpolation", _ERRORS_OK + '''
-def fit_threshold(errors, q):
-    return errors.sort().values[int(q * errors.numel())]
-''' + _FLAGS_OK),
+        ("averages the squared error over the batch (dim 0) instead of over the features",
+         edited(_ref("ex1_anomaly"), "mean(dim=1)", "mean(dim=0)")),
+        ("computes the errors with autograd on: they require grad",
+         edited(_ref("ex1_anomaly"), """    with torch.no_grad():
+        return ((model(x) - x) ** 2)""", """    return ((model(x) - x) ** 2)""")),
+        ("a nearest-rank threshold (sort and index) instead of torch.quantile's interpolation",
+         edited(_ref("ex1_anomaly"), "torch.quantile(errors, q)", "errors.sort().values[int(q * errors.numel())]")),
     ],
     "ex2_reparam": [
         ("samples with torch.normal(mu, std): the gradient to mu is zero", '''
 def reparameterize(mu, logvar):
     return torch.normal(mu, torch.exp(0.5 * logvar))
 '''),
-        ("uses exp(logvar), the variance, as the standard deviation", '''
-def reparameterize(mu, logvar):
-    return mu + torch.exp(logvar) * torch.randn_like(mu)
-'''),
+        ("uses exp(logvar), the variance, as the standard deviation",
+         edited(_ref("ex2_reparam"), "torch.exp(0.5 * logvar)", "torch.exp(logvar)")),
         ("Normal(mu, std).sample(): no graph back to mu and logvar", '''
 def reparameterize(mu, logvar):
     return torch.distributions.Normal(mu, torch.exp(0.5 * logvar)).sample()
 '''),
+        ("draws eps with torch.randn(mu.shape): always on the CPU, whatever mu's device",
+         edited(_ref("ex2_reparam"), "torch.randn_like(mu)", "torch.randn(mu.shape)")),
     ],
     "ex3_kl_elbo": [
-        ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", _KL_OK + '''
-def vae_loss(x_recon, x, mu, logvar):
-    return F.mse_loss(x_recon, x) + gaussian_kl(mu, logvar).mean()
-'''),
-        ("averages the KL over the latent dims instead of summing", '''
-def gaussian_kl(mu, logvar):
-    return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).mean(dim=1)
-''' + _LOSS_OK),
-        ("drops the minus sign of the KL", '''
-def gaussian_kl(mu, logvar):
-    return 0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)
-''' + _LOSS_OK),
+        ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", edited(_ref("ex3_kl_elbo"), """    recon = ((x_recon - x) ** 2).sum(dim=1)
+    return (recon + gaussian_kl(mu, logvar)).mean()""", """    return F.mse_loss(x_recon, x) + gaussian_kl(mu, logvar).mean()""")),
+        ("averages the KL over the latent dims instead of summing",
+         edited(_ref("ex3_kl_elbo"), "logvar.exp()).sum(dim=1)", "logvar.exp()).mean(dim=1)")),
+        ("drops the minus sign of the KL", edited(_ref("ex3_kl_elbo"), "return -0.5 *", "return 0.5 *")),
     ],
     "ex4_d_step": [
-        ("does not detach the fakes: G's parameters get gradients", '''
-def discriminator_step(G, D, opt_D, real, z):
-    opt_D.zero_grad()
-    real_logits, fake_logits = D(real), D(G(z))
+        ("does not detach the fakes: G's parameters get gradients", edited(_ref("ex4_d_step"), "G(z).detach()", "G(z)")),
+        ("forgets to clear D's old gradients", edited(_ref("ex4_d_step"), "    opt_D.zero_grad()\n")),
+        ("one BCE over the concatenated 2N batch: the mean of the two terms, not their sum", edited(_ref("ex4_d_step"), """    real_logits, fake_logits = D(real), D(fake)
     d_loss = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
               + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
-    d_loss.backward()
-    opt_D.step()
-    return d_loss.item()
-'''),
-        ("forgets to clear D's old gradients", '''
-def discriminator_step(G, D, opt_D, real, z):
-    real_logits, fake_logits = D(real), D(G(z).detach())
-    d_loss = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
-              + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
-    d_loss.backward()
-    opt_D.step()
-    return d_loss.item()
-'''),
-        ("one BCE over the concatenated 2N batch: the mean of the two terms, not their sum", '''
-def discriminator_step(G, D, opt_D, real, z):
-    opt_D.zero_grad()
-    x = torch.cat([real, G(z).detach()])
+""", """    x = torch.cat([real, fake])
     y = torch.cat([torch.ones_like(real), torch.zeros_like(real)])
     d_loss = F.binary_cross_entropy_with_logits(D(x), y)
-    d_loss.backward()
-    opt_D.step()
-    return d_loss.item()
-'''),
+""")),
     ],
     "ex5_g_step": [
         ("the colleague's code: saturating loss and no zero_grad", '''
@@ -110,23 +63,8 @@ def generator_step(G, D, opt_G, z):
     opt_G.step()
     return g_loss.item()
 '''),
-        ("clears the gradients but keeps the saturating loss log(1 - D(G(z)))", '''
-def generator_step(G, D, opt_G, z):
-    opt_G.zero_grad()
-    g_loss = torch.log(1 - torch.sigmoid(D(G(z)))).mean()
-    g_loss.backward()
-    opt_G.step()
-    return g_loss.item()
-'''),
-        ("detaches G(z) in the generator step too: no gradient reaches G", '''
-def generator_step(G, D, opt_G, z):
-    opt_G.zero_grad()
-    logits = D(G(z).detach())
-    g_loss = F.binary_cross_entropy_with_logits(logits, torch.ones_like(logits))
-    g_loss.backward()
-    opt_G.step()
-    return g_loss.item()
-'''),
+        ("clears the gradients but keeps the saturating loss log(1 - D(G(z)))", _G_STEP_SATURATING),
+        ("detaches G(z) in the generator step too: no gradient reaches G", edited(_ref("ex5_g_step"), "D(G(z))", "D(G(z).detach())")),
     ],
     "ex6_train_gan": [
         ("runs all the discriminator steps first, then all the generator steps", '''
@@ -135,14 +73,9 @@ def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
     g_losses = [generator_step(G, D, opt_G, z) for z in noise_batches]
     return d_losses, g_losses
 '''),
-        ("steps the generator before the discriminator in each round", '''
-def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
-    d_losses, g_losses = [], []
-    for real, z in zip(real_batches, noise_batches):
-        g_losses.append(generator_step(G, D, opt_G, z))
-        d_losses.append(discriminator_step(G, D, opt_D, real, z))
-    return d_losses, g_losses
-'''),
+        ("steps the generator before the discriminator in each round", edited(_ref("ex6_train_gan"), """        d_losses.append(discriminator_step(G, D, opt_D, real, z))
+        g_losses.append(generator_step(G, D, opt_G, z))""", """        g_losses.append(generator_step(G, D, opt_G, z))
+        d_losses.append(discriminator_step(G, D, opt_D, real, z))""")),
     ],
 }
 
@@ -215,8 +148,3 @@ def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
     return out["d"], out["g"]
 ''',
 }
-
-WRONG["ex2_reparam"].append(("draws eps with torch.randn(mu.shape): always on the CPU, whatever mu's device", '''
-def reparameterize(mu, logvar):
-    return mu + torch.exp(0.5 * logvar) * torch.randn(mu.shape)
-'''))

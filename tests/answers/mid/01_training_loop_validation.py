@@ -1,12 +1,16 @@
 """Known-wrong and alternative answers for notebooks/mid/01_training_loop_validation.ipynb."""
 
-_EVAL_HEAD = '''def evaluate(model, loader, loss_fn, device):
-'''
+from functools import partial
+
+from tests.answers import edited, reference
+
+_ref = partial(reference, "mid/01_training_loop_validation")
 
 WRONG = {
     "ex1_evaluate": [
-        ("forgets model.eval(): dropout stays on and BatchNorm uses batch statistics", _EVAL_HEAD + '''\
-    total_loss, correct, seen = 0.0, 0, 0
+        ("forgets model.eval(): dropout stays on and BatchNorm uses batch statistics",
+         edited(_ref("ex1_evaluate"), "    model.eval()\n")),
+        ("validates with autograd on (no torch.no_grad())", edited(_ref("ex1_evaluate"), """\
     with torch.no_grad():
         for xb, yb in loader:
             xb, yb = xb.to(device), yb.to(device)
@@ -14,113 +18,50 @@ WRONG = {
             total_loss += loss_fn(logits, yb).item() * yb.size(0)
             correct += (logits.argmax(dim=1) == yb).sum().item()
             seen += yb.size(0)
-    return {"loss": total_loss / seen, "acc": correct / seen}
-'''),
-        ("validates with autograd on (no torch.no_grad())", _EVAL_HEAD + '''\
-    was_training = model.training
-    model.eval()
-    total_loss, correct, seen = 0.0, 0, 0
+""", """\
     for xb, yb in loader:
         xb, yb = xb.to(device), yb.to(device)
         logits = model(xb)
         total_loss += loss_fn(logits, yb).item() * yb.size(0)
         correct += (logits.argmax(dim=1) == yb).sum().item()
         seen += yb.size(0)
-    model.train(was_training)
-    return {"loss": total_loss / seen, "acc": correct / seen}
-'''),
-        ("accumulates loss tensors and returns tensors instead of floats", _EVAL_HEAD + '''\
-    was_training = model.training
-    model.eval()
-    total_loss, correct, seen = 0.0, 0, 0
-    with torch.no_grad():
-        for xb, yb in loader:
-            xb, yb = xb.to(device), yb.to(device)
-            logits = model(xb)
-            total_loss = total_loss + loss_fn(logits, yb) * yb.size(0)
-            correct = correct + (logits.argmax(dim=1) == yb).sum()
+""")),
+        ("accumulates loss tensors and returns tensors instead of floats", edited(edited(
+            _ref("ex1_evaluate"), "total_loss += loss_fn(logits, yb).item() * yb.size(0)",
+            "total_loss = total_loss + loss_fn(logits, yb) * yb.size(0)"),
+            "correct += (logits.argmax(dim=1) == yb).sum().item()", "correct = correct + (logits.argmax(dim=1) == yb).sum()")),
+        ("averages per-batch means: wrong when the last batch is smaller", edited(edited(edited(
+            _ref("ex1_evaluate"), "total_loss, correct, seen = 0.0, 0, 0", "losses, accs = [], []"), """\
+            total_loss += loss_fn(logits, yb).item() * yb.size(0)
+            correct += (logits.argmax(dim=1) == yb).sum().item()
             seen += yb.size(0)
-    model.train(was_training)
-    return {"loss": total_loss / seen, "acc": correct / seen}
-'''),
-        ("averages per-batch means: wrong when the last batch is smaller", _EVAL_HEAD + '''\
-    was_training = model.training
-    model.eval()
-    losses, accs = [], []
-    with torch.no_grad():
-        for xb, yb in loader:
-            xb, yb = xb.to(device), yb.to(device)
-            logits = model(xb)
+""", """\
             losses.append(loss_fn(logits, yb).item())
             accs.append((logits.argmax(dim=1) == yb).float().mean().item())
-    model.train(was_training)
-    return {"loss": sum(losses) / len(losses), "acc": sum(accs) / len(accs)}
-'''),
+"""), 'return {"loss": total_loss / seen, "acc": correct / seen}',
+            'return {"loss": sum(losses) / len(losses), "acc": sum(accs) / len(accs)}')),
     ],
     "ex2_predict_modes": [
-        ("believes no_grad also switches dropout off", '''\
-NO_GRAD_DISABLES_DROPOUT = True
-EVAL_DISABLES_AUTOGRAD = False
-BN_UPDATES_STATS_UNDER_NO_GRAD = True
-'''),
-        ("believes BatchNorm buffers are frozen by no_grad", '''\
-NO_GRAD_DISABLES_DROPOUT = False
-EVAL_DISABLES_AUTOGRAD = False
-BN_UPDATES_STATS_UNDER_NO_GRAD = False
-'''),
+        ("believes no_grad also switches dropout off",
+         edited(_ref("ex2_predict_modes"), "NO_GRAD_DISABLES_DROPOUT = False", "NO_GRAD_DISABLES_DROPOUT = True")),
+        ("believes BatchNorm buffers are frozen by no_grad",
+         edited(_ref("ex2_predict_modes"), "BN_UPDATES_STATS_UNDER_NO_GRAD = True", "BN_UPDATES_STATS_UNDER_NO_GRAD = False")),
     ],
     "ex3_train_epoch": [
-        ("never calls model.train(): keeps training in the eval mode validation left behind", '''\
-def train_one_epoch(model, loader, loss_fn, optimizer, device):
-    total, seen = 0.0, 0
-    for xb, yb in loader:
-        xb, yb = xb.to(device), yb.to(device)
-        optimizer.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * yb.size(0)
-        seen += yb.size(0)
-    return total / seen
-'''),
-        ("forgets optimizer.zero_grad(): gradients accumulate across batches", '''\
-def train_one_epoch(model, loader, loss_fn, optimizer, device):
-    model.train()
-    total, seen = 0.0, 0
-    for xb, yb in loader:
-        xb, yb = xb.to(device), yb.to(device)
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * yb.size(0)
-        seen += yb.size(0)
-    return total / seen
-'''),
+        ("never calls model.train(): keeps training in the eval mode validation left behind",
+         edited(_ref("ex3_train_epoch"), "    model.train()\n")),
+        ("forgets optimizer.zero_grad(): gradients accumulate across batches",
+         edited(_ref("ex3_train_epoch"), "        optimizer.zero_grad(set_to_none=True)\n")),
     ],
     "ex4_fit": [
-        ("keeps best_state = model.state_dict(): references to the live weights, not a copy", '''\
-def fit(model, train_loader, val_loader, loss_fn, optimizer, device, epochs):
-    history = {"train_loss": [], "val_loss": [], "val_acc": []}
-    best_acc, best_state = -1.0, None
-    for _ in range(epochs):
-        history["train_loss"].append(train_one_epoch(model, train_loader, loss_fn, optimizer, device))
-        val = evaluate(model, val_loader, loss_fn, device)
-        history["val_loss"].append(val["loss"])
-        history["val_acc"].append(val["acc"])
-        if val["acc"] > best_acc:
-            best_acc, best_state = val["acc"], model.state_dict()
-    return history, best_state
-'''),
+        ("keeps best_state = model.state_dict(): references to the live weights, not a copy",
+         edited(_ref("ex4_fit"), "copy.deepcopy(model.state_dict())", "model.state_dict()")),
     ],
     "ex5_predict_symptoms": [
-        ("thinks leakage makes validation look worse", '''\
-SPLIT_A_VAL_ACC = 0.1
-SPLIT_B_VAL_VS_HONEST = "lower"
-'''),
-        ("expects shuffled labels to still generalise", '''\
-SPLIT_A_VAL_ACC = 0.9
-SPLIT_B_VAL_VS_HONEST = "higher"
-'''),
+        ("thinks leakage makes validation look worse",
+         edited(_ref("ex5_predict_symptoms"), 'SPLIT_B_VAL_VS_HONEST = "higher"', 'SPLIT_B_VAL_VS_HONEST = "lower"')),
+        ("expects shuffled labels to still generalise",
+         edited(_ref("ex5_predict_symptoms"), "SPLIT_A_VAL_ACC = 0.1", "SPLIT_A_VAL_ACC = 0.9")),
     ],
     "ex6_fix_split": [
         ("shuffles X and y with two different permutations", '''\
@@ -130,12 +71,8 @@ def make_split(X, y, val_frac=0.2, generator=None):
     y = y[torch.randperm(len(y), generator=generator)]
     return X[n_val:], y[n_val:], X[:n_val], y[:n_val]
 '''),
-        ("trains on everything, validation included (leakage)", '''\
-def make_split(X, y, val_frac=0.2, generator=None):
-    n_val = int(len(X) * val_frac)
-    perm = torch.randperm(len(X), generator=generator)
-    return X[perm], y[perm], X[perm[:n_val]], y[perm[:n_val]]
-'''),
+        ("trains on everything, validation included (leakage)",
+         edited(_ref("ex6_fix_split"), "val_idx, tr_idx = perm[:n_val], perm[n_val:]", "val_idx, tr_idx = perm[:n_val], perm")),
     ],
 }
 

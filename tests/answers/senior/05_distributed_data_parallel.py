@@ -1,27 +1,47 @@
 """Known-wrong and alternative answers for senior/05_distributed_data_parallel."""
 
-_EX1_NO_EPOCH = '''from torch.utils.data import DistributedSampler
+from functools import partial
 
+from tests.answers.senior import edited, reference
 
-def epoch_partition(n, world_size, epoch, seed=0):
-    parts = []
-    for rank in range(world_size):
-        sampler = DistributedSampler(range(n), num_replicas=world_size, rank=rank, shuffle=True, seed=seed)
-        parts.append(list(sampler))
-    return parts
+_ref = partial(reference, "senior/05_distributed_data_parallel")
+
+_EX1_NO_EPOCH = edited(_ref("ex1_partition"), "        sampler.set_epoch(epoch)\n")
+_EX1_SEED_RANK = edited(_ref("ex1_partition"), "seed=seed)", "seed=seed + rank)")
+
+_EX2_WRONG = '''PER_RANK = 10 // 4
+VISITED_TWICE = 0
 '''
 
-_EX1_SEED_RANK = '''from torch.utils.data import DistributedSampler
+_EX3_NO_DDP = edited(edited(_ref("ex3_ddp"), """    dev = next(model.parameters()).device
+    ddp = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
+"""), "ddp(xs)", "model(xs)")
+_EX3_SUM = edited(_ref("ex3_ddp"), "F.mse_loss(ddp(xs), ys)", 'F.mse_loss(ddp(xs), ys, reduction="sum")')
 
+_EX4_NO_NOSYNC = edited(_ref("ex4_no_sync"), """    for x, y in micro_batches[:-1]:
+        with ddp_model.no_sync():
+            (F.mse_loss(ddp_model(x), y) / k).backward()
+    x, y = micro_batches[-1]
+    (F.mse_loss(ddp_model(x), y) / k).backward()""", """    for x, y in micro_batches:
+        (F.mse_loss(ddp_model(x), y) / k).backward()""")
+_EX4_NO_SCALE = edited(edited(edited(_ref("ex4_no_sync"), "    k = len(micro_batches)\n"),
+                              "            (F.mse_loss(ddp_model(x), y) / k).backward()",
+                              "            F.mse_loss(ddp_model(x), y).backward()"),
+                       "\n    (F.mse_loss(ddp_model(x), y) / k).backward()", "\n    F.mse_loss(ddp_model(x), y).backward()")
 
-def epoch_partition(n, world_size, epoch, seed=0):
-    parts = []
-    for rank in range(world_size):
-        sampler = DistributedSampler(range(n), num_replicas=world_size, rank=rank, shuffle=True, seed=seed + rank)
-        sampler.set_epoch(epoch)
-        parts.append(list(sampler))
-    return parts
-'''
+_EX5_NO_GATHER = edited(_ref("ex5_collectives"), """    # all-gather: pass the finished chunks around the ring
+    for step in range(world_size - 1):
+        send_i, recv_i = (rank - step + 1) % world_size, (rank - step) % world_size
+        buf = torch.empty_like(chunks[recv_i])
+        req = dist.isend(chunks[send_i].contiguous(), right)
+        dist.recv(buf, left)
+        req.wait()
+        chunks[recv_i].copy_(buf)
+""")
+_EX6_NO_BARRIER = edited(_ref("ex5_collectives"), "    dist.barrier()\n")
+_EX6_NO_BCAST = edited(_ref("ex5_collectives"), """    t = torch.tensor([local_seed], dtype=torch.int64, device=device)
+    dist.broadcast(t, src=0)
+    return int(t.item())""", """    return int(local_seed)""")
 
 _EX1_ALT = '''import math
 
@@ -40,27 +60,9 @@ def epoch_partition(n, world_size, epoch, seed=0):
     return [order[r:total:world_size] for r in range(world_size)]
 '''
 
-_EX2_WRONG = '''PER_RANK = 10 // 4
-VISITED_TWICE = 0
-'''
-
 _EX2_ALT = '''import math
 PER_RANK = math.ceil(10 / 4)
 VISITED_TWICE = PER_RANK * 4 - 10
-'''
-
-_EX3_NO_DDP = '''def ddp_gradients(model, x, y, rank, world_size):
-    xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
-    F.mse_loss(model(xs), ys).backward()
-    return {n: p.grad.detach().clone() for n, p in model.named_parameters()}
-'''
-
-_EX3_SUM = '''def ddp_gradients(model, x, y, rank, world_size):
-    dev = next(model.parameters()).device
-    ddp = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
-    xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
-    F.mse_loss(ddp(xs), ys, reduction="sum").backward()
-    return {n: p.grad.detach().clone() for n, p in model.named_parameters()}
 '''
 
 _EX3_ALT = '''def ddp_gradients(model, x, y, rank, world_size):
@@ -75,20 +77,6 @@ _EX3_ALT = '''def ddp_gradients(model, x, y, rank, world_size):
     return out
 '''
 
-_EX4_NO_NOSYNC = '''def accumulate_no_sync(ddp_model, micro_batches):
-    k = len(micro_batches)
-    for x, y in micro_batches:
-        (F.mse_loss(ddp_model(x), y) / k).backward()
-'''
-
-_EX4_NO_SCALE = '''def accumulate_no_sync(ddp_model, micro_batches):
-    for x, y in micro_batches[:-1]:
-        with ddp_model.no_sync():
-            F.mse_loss(ddp_model(x), y).backward()
-    x, y = micro_batches[-1]
-    F.mse_loss(ddp_model(x), y).backward()
-'''
-
 _EX4_ALT = '''def accumulate_no_sync(ddp_model, micro_batches):
     import contextlib  # shipped to the workers on its own: import inside the function
     n_total = sum(x.shape[0] for x, _ in micro_batches)
@@ -98,20 +86,6 @@ _EX4_ALT = '''def accumulate_no_sync(ddp_model, micro_batches):
         with ctx:
             loss = F.mse_loss(ddp_model(x), y, reduction="sum") / n_total
             loss.backward()
-'''
-
-_EX5_NO_GATHER = '''def ring_all_reduce(tensor, rank, world_size):
-    flat = tensor.detach().reshape(-1).clone()
-    chunks = list(flat.tensor_split(world_size))
-    right, left = (rank + 1) % world_size, (rank - 1) % world_size
-    for step in range(world_size - 1):
-        send_i, recv_i = (rank - step) % world_size, (rank - step - 1) % world_size
-        buf = torch.empty_like(chunks[recv_i])
-        req = dist.isend(chunks[send_i].contiguous(), right)
-        dist.recv(buf, left)
-        req.wait()
-        chunks[recv_i] += buf
-    return torch.cat(chunks).reshape(tensor.shape)
 '''
 
 _EX5_ALT = '''def ring_all_reduce(tensor, rank, world_size):
@@ -126,29 +100,6 @@ _EX5_ALT = '''def ring_all_reduce(tensor, rank, world_size):
     parts = [torch.empty_like(mine) for _ in range(world_size)]
     dist.all_gather(parts, mine)
     return torch.cat(parts)[:n].reshape(tensor.shape)
-'''
-
-_EX6_NO_BCAST = '''def agree_on_seed(local_seed, device):
-    return int(local_seed)
-
-
-def publish_then_read(path, rank, payload):
-    if rank == 0:
-        torch.save(payload, path)
-    dist.barrier()
-    return torch.load(path)
-'''
-
-_EX6_NO_BARRIER = '''def agree_on_seed(local_seed, device):
-    t = torch.tensor([local_seed], dtype=torch.int64, device=device)
-    dist.broadcast(t, src=0)
-    return int(t.item())
-
-
-def publish_then_read(path, rank, payload):
-    if rank == 0:
-        torch.save(payload, path)
-    return torch.load(path)
 '''
 
 _EX6_ALT = '''def agree_on_seed(local_seed, device):
@@ -169,40 +120,6 @@ def publish_then_read(path, rank, payload):
     return torch.load(path)
 '''
 
-_EX5_REF_RING = '''def ring_all_reduce(tensor, rank, world_size):
-    flat = tensor.detach().reshape(-1).clone()
-    chunks = list(flat.tensor_split(world_size))
-    right, left = (rank + 1) % world_size, (rank - 1) % world_size
-    for step in range(world_size - 1):
-        send_i, recv_i = (rank - step) % world_size, (rank - step - 1) % world_size
-        buf = torch.empty_like(chunks[recv_i])
-        req = dist.isend(chunks[send_i].contiguous(), right)
-        dist.recv(buf, left)
-        req.wait()
-        chunks[recv_i] += buf
-    for step in range(world_size - 1):
-        send_i, recv_i = (rank - step + 1) % world_size, (rank - step) % world_size
-        buf = torch.empty_like(chunks[recv_i])
-        req = dist.isend(chunks[send_i].contiguous(), right)
-        dist.recv(buf, left)
-        req.wait()
-        chunks[recv_i].copy_(buf)
-    return torch.cat(chunks).reshape(tensor.shape)
-'''
-
-_EX6_REF = '''def agree_on_seed(local_seed, device):
-    t = torch.tensor([local_seed], dtype=torch.int64, device=device)
-    dist.broadcast(t, src=0)
-    return int(t.item())
-
-
-def publish_then_read(path, rank, payload):
-    if rank == 0:
-        torch.save(payload, path)
-    dist.barrier()
-    return torch.load(path)
-'''
-
 WRONG = {
     "ex1_partition": [("forgets set_epoch: every epoch has the same order", _EX1_NO_EPOCH),
                       ("seeds each rank differently: the shards overlap", _EX1_SEED_RANK)],
@@ -211,9 +128,9 @@ WRONG = {
                 ("sum loss: DDP averages, so the scale is off", _EX3_SUM)],
     "ex4_no_sync": [("no no_sync: all-reduces on every micro-batch", _EX4_NO_NOSYNC),
                     ("forgets the 1/K scaling", _EX4_NO_SCALE)],
-    "ex5_collectives": [("reduce-scatter without the all-gather", _EX5_NO_GATHER + "\n\n" + _EX6_REF),
-                        ("no barrier: rank 1 reads before rank 0 wrote", _EX5_REF_RING + "\n\n" + _EX6_NO_BARRIER),
-                        ("no broadcast: ranks keep their own seed", _EX5_REF_RING + "\n\n" + _EX6_NO_BCAST)],
+    "ex5_collectives": [("reduce-scatter without the all-gather", _EX5_NO_GATHER),
+                        ("no barrier: rank 1 reads before rank 0 wrote", _EX6_NO_BARRIER),
+                        ("no broadcast: ranks keep their own seed", _EX6_NO_BCAST)],
 }
 
 ALT = {

@@ -1,5 +1,11 @@
 """Known-wrong and alternative answers for senior/12_fault_tolerance_and_design."""
 
+from functools import partial
+
+from tests.answers.senior import edited, reference
+
+_ref = partial(reference, "senior/12_fault_tolerance_and_design")
+
 EX1_WRONG_DIRECT = '''
 def atomic_save(obj, path):
     torch.save(obj, path)
@@ -12,20 +18,9 @@ def atomic_save(obj, path):
     os.replace(tmp, path)
 '''
 
-EX1_WRONG_SYSTEM_TMP = '''
-def atomic_save(obj, path):
-    fd, tmp = tempfile.mkstemp(suffix=".tmp")  # the system temp dir: may be another filesystem
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-'''
+EX1_WRONG_SYSTEM_TMP = edited(edited(_ref("ex1_atomic_save"), "    directory = os.path.dirname(os.path.abspath(path))\n"),
+                              'tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=directory)',
+                              'tempfile.mkstemp(suffix=".tmp")  # the system temp dir: may be another filesystem')
 
 EX1_ALT = '''
 def atomic_save(obj, path):
@@ -50,57 +45,22 @@ def atomic_save(obj, path):
         raise
 '''
 
-_RESUME_TEMPLATE = '''
-def train_resumable(ckpt_dir, total_steps, every, crash_at=None):
-    model, opt = make_job()
-    done = 0
-    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
+EX2_WRONG_NO_RNG = edited(_ref("ex2_resume"), """        torch.set_rng_state(ck["rng_cpu"].cpu())  # RNG states are CPU byte tensors, whatever map_location did
+        if ck.get("rng_cuda") is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all([s.cpu() for s in ck["rng_cuda"]])
+""")
+EX2_WRONG_NO_OPT = edited(_ref("ex2_resume"), '        opt.load_state_dict(ck["opt"])\n')
+
+# the newest checkpoint, loaded without a try: no fallback to the one before
+EX2_WRONG_NO_FALLBACK = edited(edited(_ref("ex2_resume"), """    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
         try:
             ck = torch.load(path, map_location=device, weights_only=False)
         except Exception:
-            continue
-        model.load_state_dict(ck["model"])
-        {RESTORE_OPT}
-        {RESTORE_RNG}
-        done = ck["step"]
-        break
-    for step in range(done, total_steps):
-        train_step(model, opt, step)
-        if crash_at is not None and step + 1 == crash_at:
-            raise SimulatedCrash("boom")
-        if (step + 1) % every == 0:
-            tmp = os.path.join(ckpt_dir, "step_%06d.pt.tmp" % (step + 1))
-            torch.save({{"model": model.state_dict(), "opt": opt.state_dict(), "step": step + 1,
-                        "rng_cpu": torch.get_rng_state()}}, tmp)
-            os.replace(tmp, tmp[:-4])
-    return model
-'''
-
-EX2_WRONG_NO_RNG = _RESUME_TEMPLATE.format(RESTORE_OPT='opt.load_state_dict(ck["opt"])', RESTORE_RNG="pass")
-EX2_WRONG_NO_OPT = _RESUME_TEMPLATE.format(RESTORE_OPT="pass", RESTORE_RNG='torch.set_rng_state(ck["rng_cpu"])')
-
-EX2_WRONG_NO_FALLBACK = '''
-def train_resumable(ckpt_dir, total_steps, every, crash_at=None):
-    model, opt = make_job()
-    done = 0
-    found = sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")))
+            continue  # corrupt or truncated: try the previous one
+""", """    found = sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")))
     if found:
         ck = torch.load(found[-1], map_location=device, weights_only=False)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        torch.set_rng_state(ck["rng_cpu"])
-        done = ck["step"]
-    for step in range(done, total_steps):
-        train_step(model, opt, step)
-        if crash_at is not None and step + 1 == crash_at:
-            raise SimulatedCrash("boom")
-        if (step + 1) % every == 0:
-            tmp = os.path.join(ckpt_dir, "step_%06d.pt.tmp" % (step + 1))
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step + 1,
-                        "rng_cpu": torch.get_rng_state()}, tmp)
-            os.replace(tmp, tmp[:-4])
-    return model
-'''
+"""), "        break\n")
 
 # Different layout: one directory per checkpoint is not allowed by the test (it lists step_*.pt files),
 # so this alternative keeps the file names but stores the RNG inside a nested "rng" dict, tracks the step
@@ -163,14 +123,7 @@ def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
     return [(start + i) % dataset_size for i in range(per_rank)]
 '''
 
-EX3_WRONG_STEP_OFFSET = '''
-def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
-    if global_batch % world_size:
-        raise ValueError("uneven split")
-    per_rank = global_batch // world_size
-    start = global_step * per_rank + rank * per_rank
-    return [(start + i) % dataset_size for i in range(per_rank)]
-'''
+EX3_WRONG_STEP_OFFSET = edited(_ref("ex3_elastic"), "global_step * global_batch", "global_step * per_rank")
 
 EX3_ALT = '''
 def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
@@ -181,38 +134,15 @@ def rank_indices(global_step, global_batch, rank, world_size, dataset_size):
     return [(base + j) % dataset_size for j in range(rank, global_batch, world_size)]
 '''
 
-EX2_WRONG_IN_PLACE = '''
-def train_resumable(ckpt_dir, total_steps, every, crash_at=None):
-    model, opt = make_job()
-    done = 0
-    for path in sorted(glob.glob(os.path.join(ckpt_dir, "step_*.pt")), reverse=True):
-        try:
-            ck = torch.load(path, map_location=device, weights_only=False)
-        except Exception:
-            continue  # corrupt or truncated: try the previous one
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        torch.set_rng_state(ck["rng_cpu"].cpu())  # RNG states are CPU byte tensors, whatever map_location did
-        if ck.get("rng_cuda") is not None and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all([s.cpu() for s in ck["rng_cuda"]])
-        done = ck["step"]
-        break
-
-    def save(step):
-        state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
-                 "rng_cpu": torch.get_rng_state(),
-                 "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
-        torch.save(state, os.path.join(ckpt_dir, f"step_{step:06d}.pt"))  # in place: not atomic
-
-    for step in range(done, total_steps):
-        train_step(model, opt, step)
-        completed = step + 1
-        if crash_at is not None and completed == crash_at:
-            raise SimulatedCrash(f"node lost after step {completed}")
-        if completed % every == 0:
-            save(completed)
-    return model
-'''
+EX2_WRONG_IN_PLACE = edited(_ref("ex2_resume"), """        final = os.path.join(ckpt_dir, f"step_{step:06d}.pt")
+        tmp = final + ".tmp"
+        with open(tmp, "wb") as f:
+            torch.save(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+""", """        torch.save(state, os.path.join(ckpt_dir, f"step_{step:06d}.pt"))  # in place: not atomic
+""")
 
 
 WRONG = {

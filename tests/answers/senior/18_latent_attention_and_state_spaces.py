@@ -1,85 +1,26 @@
 """Classic wrong answers and a different correct approach for senior/18_latent_attention_and_state_spaces."""
 
-_EX1_INIT = '''
-class LatentKVAttention(nn.Module):
-    def __init__(self, d_model, n_heads, d_latent):
-        super().__init__()
-        self.n_heads, self.head_dim = n_heads, d_model // n_heads
-        self.q_proj = nn.Linear(d_model, d_model, bias=False)
-        self.kv_down = nn.Linear(d_model, d_latent, bias=False)
-        self.k_up = nn.Linear(d_latent, d_model, bias=False)
-        self.v_up = nn.Linear(d_latent, d_model, bias=False)
-        self.out_proj = nn.Linear(d_model, d_model, bias=False)
-'''
+from functools import partial
 
-_EX1_FORWARD = '''
-    def forward(self, x, cache=None):
-        B, T, _ = x.shape
-        c = self.kv_down(x)
-        if cache is not None:
-            c = torch.cat([cache, c], dim=1)
-        S = c.shape[1]
-        q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
-        k = self.k_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
-        v = self.v_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
+from tests.answers.senior import edited, reference
+
+_ref = partial(reference, "senior/18_latent_attention_and_state_spaces")
+
+EX1_WRONG_TOP_LEFT_CAUSAL = edited(_ref("ex1_mla"), """\
         allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(diagonal=S - T)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-        return self.out_proj(out.transpose(1, 2).reshape(B, T, -1)), c
-'''
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)""", """\
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)""")
 
-_EX1_BYTES = '''
-def kv_cache_bytes(kind, n_heads, head_dim, *, n_kv_heads=None, d_latent=None, rope_dim=0, dtype=torch.bfloat16):
-    if kind == "mha":
-        numbers = 2 * n_heads * head_dim
-    elif kind == "gqa":
-        numbers = 2 * n_kv_heads * head_dim
-    elif kind == "mla":
-        numbers = d_latent + rope_dim
-    else:
-        raise ValueError(kind)
-    return int(numbers * dtype.itemsize)
-'''
-
-EX1_WRONG_TOP_LEFT_CAUSAL = _EX1_INIT + '''
-    def forward(self, x, cache=None):
-        B, T, _ = x.shape
+EX1_WRONG_CACHE_NOT_APPENDED = edited(edited(_ref("ex1_mla"), """\
         c = self.kv_down(x)
         if cache is not None:
             c = torch.cat([cache, c], dim=1)
-        S = c.shape[1]
-        q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
-        k = self.k_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
-        v = self.v_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.out_proj(out.transpose(1, 2).reshape(B, T, -1)), c
-''' + _EX1_BYTES
-
-EX1_WRONG_CACHE_NOT_APPENDED = _EX1_INIT + '''
-    def forward(self, x, cache=None):
-        B, T, _ = x.shape
+""", """\
         new = self.kv_down(x)
         c = new if cache is None else torch.cat([cache, new], dim=1)
-        S = c.shape[1]
-        q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
-        k = self.k_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
-        v = self.v_up(c).view(B, S, self.n_heads, self.head_dim).transpose(1, 2)
-        allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(diagonal=S - T)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-        return self.out_proj(out.transpose(1, 2).reshape(B, T, -1)), new
-''' + _EX1_BYTES
+"""), "reshape(B, T, -1)), c", "reshape(B, T, -1)), new")
 
-EX1_WRONG_LATENT_COUNTED_TWICE = _EX1_INIT + _EX1_FORWARD + '''
-def kv_cache_bytes(kind, n_heads, head_dim, *, n_kv_heads=None, d_latent=None, rope_dim=0, dtype=torch.bfloat16):
-    if kind == "mha":
-        numbers = 2 * n_heads * head_dim
-    elif kind == "gqa":
-        numbers = 2 * n_kv_heads * head_dim
-    elif kind == "mla":
-        numbers = 2 * d_latent + rope_dim
-    else:
-        raise ValueError(kind)
-    return int(numbers * dtype.itemsize)
-'''
+EX1_WRONG_LATENT_COUNTED_TWICE = edited(_ref("ex1_mla"), "numbers = d_latent + rope_dim", "numbers = 2 * d_latent + rope_dim")
 
 EX1_ALT = '''
 class LatentKVAttention(nn.Module):
@@ -120,38 +61,12 @@ def kv_cache_bytes(kind, n_heads, head_dim, *, n_kv_heads=None, d_latent=None, r
     return per_kind[kind]() * size
 '''
 
-EX2_WRONG_ROLL = '''
-def mtp_loss(hidden, heads, tokens):
-    per_head = []
-    for i, head in enumerate(heads, start=1):
-        logits = head(hidden)
-        target = torch.roll(tokens, shifts=-i, dims=1)
-        per_head.append(F.cross_entropy(logits.flatten(0, 1), target.flatten()))
-    per_head = torch.stack(per_head)
-    return per_head.mean(), per_head
-'''
+# every head scores all T positions, so the last i targets must come from somewhere
+_EX2_FULL_LENGTH = edited(_ref("ex2_mtp"), "head(hidden[:, :T - i])", "head(hidden)")
+EX2_WRONG_ROLL = edited(_EX2_FULL_LENGTH, "tokens[:, i:].reshape(-1)", "torch.roll(tokens, shifts=-i, dims=1).reshape(-1)")
+EX2_WRONG_PAD_WITH_TOKEN = edited(_EX2_FULL_LENGTH, "tokens[:, i:].reshape(-1)", "F.pad(tokens[:, i:], (0, i), value=0).reshape(-1)")
 
-EX2_WRONG_PAD_WITH_TOKEN = '''
-def mtp_loss(hidden, heads, tokens):
-    per_head = []
-    for i, head in enumerate(heads, start=1):
-        logits = head(hidden)
-        target = F.pad(tokens[:, i:], (0, i), value=0)
-        per_head.append(F.cross_entropy(logits.flatten(0, 1), target.flatten()))
-    per_head = torch.stack(per_head)
-    return per_head.mean(), per_head
-'''
-
-EX2_WRONG_OFF_BY_ONE = '''
-def mtp_loss(hidden, heads, tokens):
-    T = tokens.shape[1]
-    per_head = []
-    for i, head in enumerate(heads):
-        logits = head(hidden[:, :T - i])
-        per_head.append(F.cross_entropy(logits.flatten(0, 1), tokens[:, i:].flatten()))
-    per_head = torch.stack(per_head)
-    return per_head.mean(), per_head
-'''
+EX2_WRONG_OFF_BY_ONE = edited(_ref("ex2_mtp"), "enumerate(heads, start=1)", "enumerate(heads)")
 
 EX2_ALT = '''
 def mtp_loss(hidden, heads, tokens):
@@ -166,64 +81,27 @@ def mtp_loss(hidden, heads, tokens):
     return per_head.sum() / len(heads), per_head
 '''
 
-_EX3_SEQ = '''
-def selective_scan_sequential(x, dt, A, B, C):
-    Bt, T, D = x.shape
-    h = x.new_zeros(Bt, D, A.shape[1])
-    ys = []
-    for t in range(T):
-        h = torch.exp(dt[:, t, :, None] * A) * h + (dt[:, t] * x[:, t])[..., None] * B[:, t, None, :]
-        ys.append((h * C[:, t, None, :]).sum(-1))
-    return torch.stack(ys, dim=1)
-'''
+EX3_WRONG_EXP_A = edited(edited(_ref("ex3_scan"), "torch.exp(dt[:, t, :, None] * A)", "torch.exp(A)"),
+                         "L = (dt[..., None] * A).cumsum(dim=1)", "L = (torch.ones_like(dt)[..., None] * A).cumsum(dim=1)")
 
-EX3_WRONG_EXP_A = '''
-def selective_scan_sequential(x, dt, A, B, C):
-    Bt, T, D = x.shape
-    h = x.new_zeros(Bt, D, A.shape[1])
-    ys = []
-    for t in range(T):
-        h = torch.exp(A) * h + (dt[:, t] * x[:, t])[..., None] * B[:, t, None, :]
-        ys.append((h * C[:, t, None, :]).sum(-1))
-    return torch.stack(ys, dim=1)
-
-
-def selective_scan_parallel(x, dt, A, B, C):
-    T = x.shape[1]
-    L = (torch.ones_like(dt)[..., None] * A).cumsum(dim=1)
-    u = (dt * x)[..., None] * B[:, :, None, :]
+EX3_WRONG_UNSTABLE_CUMSUM = edited(_ref("ex3_scan"), """\
     causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
     seg = (L[:, :, None] - L[:, None, :]).masked_fill(~causal[:, :, None, None], float("-inf"))
-    h = (seg.exp() * u[:, None]).sum(dim=2)
-    return (h * C[:, :, None, :]).sum(-1)
-'''
+    h = (seg.exp() * u[:, None]).sum(dim=2)""", """\
+    h = torch.exp(L) * torch.cumsum(torch.exp(-L) * u, dim=1)""")
 
-EX3_WRONG_UNSTABLE_CUMSUM = _EX3_SEQ + '''
-
-def selective_scan_parallel(x, dt, A, B, C):
-    L = (dt[..., None] * A).cumsum(dim=1)
-    u = (dt * x)[..., None] * B[:, :, None, :]
-    h = torch.exp(L) * torch.cumsum(torch.exp(-L) * u, dim=1)
-    return (h * C[:, :, None, :]).sum(-1)
-'''
-
-EX3_WRONG_PARALLEL_IS_A_LOOP = _EX3_SEQ + '''
-
-def selective_scan_parallel(x, dt, A, B, C):
-    return selective_scan_sequential(x, dt, A, B, C)
-'''
-
-EX3_WRONG_MASK_ON_CPU = _EX3_SEQ + '''
-
-def selective_scan_parallel(x, dt, A, B, C):
+EX3_WRONG_PARALLEL_IS_A_LOOP = edited(_ref("ex3_scan"), """\
     T = x.shape[1]
-    L = (dt[..., None] * A).cumsum(dim=1)
-    u = (dt * x)[..., None] * B[:, :, None, :]
-    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    L = (dt[..., None] * A).cumsum(dim=1)                      # (Bt, T, D, N)
+    u = (dt * x)[..., None] * B[:, :, None, :]                  # (Bt, T, D, N)
+    causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
     seg = (L[:, :, None] - L[:, None, :]).masked_fill(~causal[:, :, None, None], float("-inf"))
-    h = (seg.exp() * u[:, None]).sum(dim=2)
-    return (h * C[:, :, None, :]).sum(-1)
-'''
+    h = (seg.exp() * u[:, None]).sum(dim=2)                     # (Bt, T, D, N)
+    return (h * C[:, :, None, :]).sum(-1)""", """\
+    return selective_scan_sequential(x, dt, A, B, C)""")
+
+EX3_WRONG_MASK_ON_CPU = edited(_ref("ex3_scan"), "torch.ones(T, T, dtype=torch.bool, device=x.device)",
+                               "torch.ones(T, T, dtype=torch.bool)")
 
 EX3_ALT = '''
 def selective_scan_sequential(x, dt, A, B, C):
@@ -252,29 +130,20 @@ def selective_scan_parallel(x, dt, A, B, C):
     return torch.einsum("btdn,btn->btd", b, C)
 '''
 
-_EX4_BODY = '''
-def chunked_scan(x, dt, A, B, C, chunk):
-    Bt, T, D = x.shape
-    ys = []
-    h = x.new_zeros(Bt, D, A.shape[1])
-    for start in range(0, T, chunk):
-        {reset}
-        xs, dts, Bs, Cs = (v[:, start:start + chunk] for v in (x, dt, B, C))
-        n = xs.shape[1]
-        L = (dts[..., None] * A).cumsum(dim=1)
-        u = (dts * xs)[..., None] * Bs[:, :, None, :]
-        causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
-        seg = (L[:, :, None] - L[:, None]).masked_fill(~causal[:, :, None, None], float("-inf"))
-        steps = torch.arange(1, n + 1, device=x.device, dtype=x.dtype)[:, None, None]
-        h_all = (seg.exp() * u[:, None]).sum(dim=2) + {decay} * h[:, None]
-        ys.append((h_all * Cs[:, :, None, :]).sum(-1))
-        h = h_all[:, -1]
-    return torch.cat(ys, dim=1)
-'''
+# the colleague's two bugs: the state is reset in every chunk, and carried in with exp(step * A), not exp(L)
+EX4_WRONG_STATE_STILL_RESET = edited(_ref("ex4_chunked"), "    for start in range(0, T, chunk):\n",
+                                     "    for start in range(0, T, chunk):\n        h = x.new_zeros(Bt, D, A.shape[1])\n")
 
-EX4_WRONG_AS_GIVEN = _EX4_BODY.format(reset="h = x.new_zeros(Bt, D, A.shape[1])", decay="torch.exp(steps * A)")
-EX4_WRONG_DECAY_STILL_EXP_A = _EX4_BODY.format(reset="pass", decay="torch.exp(steps * A)")
-EX4_WRONG_STATE_STILL_RESET = _EX4_BODY.format(reset="h = x.new_zeros(Bt, D, A.shape[1])", decay="torch.exp(L)")
+
+def _decay_by_steps(answer):
+    return edited(answer, "        h_all = (seg.exp() * u[:, None]).sum(dim=2) + torch.exp(L) * h[:, None]\n", """\
+        steps = torch.arange(1, n + 1, device=x.device, dtype=x.dtype)[:, None, None]
+        h_all = (seg.exp() * u[:, None]).sum(dim=2) + torch.exp(steps * A) * h[:, None]
+""")
+
+
+EX4_WRONG_DECAY_STILL_EXP_A = _decay_by_steps(_ref("ex4_chunked"))
+EX4_WRONG_AS_GIVEN = _decay_by_steps(EX4_WRONG_STATE_STILL_RESET)
 
 EX4_ALT = '''
 def chunked_scan(x, dt, A, B, C, chunk):
@@ -292,50 +161,18 @@ def chunked_scan(x, dt, A, B, C, chunk):
     return torch.cat(pieces, dim=1)
 '''
 
-_EX5_NOISY = '''
-def noisy_top_k_gates(x, w_gate, w_noise, k, training):
-    logits = x @ w_gate
-    if training:
-        logits = logits + torch.randn_like(logits) * F.softplus(x @ w_noise)
-    top, idx = logits.topk(k, dim=-1)
-    return torch.zeros_like(logits).scatter(-1, idx, top.softmax(dim=-1))
-'''
+EX5_WRONG_NOISE_IN_EVAL = edited(_ref("ex5_routers"), "    if training:\n        logits = logits +", "    logits = logits +")
 
-_EX5_SIGMOID = '''
-def sigmoid_bias_gates(logits, bias, k):
+EX5_WRONG_BIAS_IN_GATES = edited(_ref("ex5_routers"), """\
     s = torch.sigmoid(logits)
     idx = (s + bias).topk(k, dim=-1).indices
     chosen = s.gather(-1, idx)
-    return torch.zeros_like(s).scatter(-1, idx, chosen / chosen.sum(dim=-1, keepdim=True))
-'''
-
-_EX5_UPDATE = '''
-def update_router_bias(bias, gates, rate):
-    with torch.no_grad():
-        load = (gates != 0).sum(dim=0).to(bias.dtype)
-        return bias + rate * torch.sign(load.mean() - load)
-'''
-
-EX5_WRONG_NOISE_IN_EVAL = '''
-def noisy_top_k_gates(x, w_gate, w_noise, k, training):
-    logits = x @ w_gate + torch.randn_like(x @ w_gate) * F.softplus(x @ w_noise)
-    top, idx = logits.topk(k, dim=-1)
-    return torch.zeros_like(logits).scatter(-1, idx, top.softmax(dim=-1))
-''' + _EX5_SIGMOID + _EX5_UPDATE
-
-EX5_WRONG_BIAS_IN_GATES = _EX5_NOISY + '''
-def sigmoid_bias_gates(logits, bias, k):
+""", """\
     s = torch.sigmoid(logits) + bias
-    top, idx = s.topk(k, dim=-1)
-    return torch.zeros_like(s).scatter(-1, idx, top / top.sum(dim=-1, keepdim=True))
-''' + _EX5_UPDATE
+    chosen, idx = s.topk(k, dim=-1)
+""")
 
-EX5_WRONG_UPDATE_SIGN = _EX5_NOISY + _EX5_SIGMOID + '''
-def update_router_bias(bias, gates, rate):
-    with torch.no_grad():
-        load = (gates != 0).sum(dim=0).to(bias.dtype)
-        return bias + rate * torch.sign(load - load.mean())
-'''
+EX5_WRONG_UPDATE_SIGN = edited(_ref("ex5_routers"), "torch.sign(load.mean() - load)", "torch.sign(load - load.mean())")
 
 EX5_ALT = '''
 def noisy_top_k_gates(x, w_gate, w_noise, k, training):

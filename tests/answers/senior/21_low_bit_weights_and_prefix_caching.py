@@ -1,46 +1,18 @@
 """Known-wrong and alternative answers for senior/21_low_bit_weights_and_prefix_caching."""
 
-from tests.answers.senior import edited
+from functools import partial
 
-EX1_WRONG_GLOBAL_SCALE = '''
-def quantize_blockwise(w, codebook, block=16):
-    flat = w.detach().reshape(-1, block).float()
-    scale = flat.abs().max()
-    idx = (flat[..., None] / scale - codebook).abs().argmin(dim=-1)
-    return idx.reshape(-1).to(torch.uint8), scale.expand(flat.shape[0]).clone()
+from tests.answers.senior import edited, reference
 
+_ref = partial(reference, "senior/21_low_bit_weights_and_prefix_caching")
 
-def dequantize_blockwise(idx, scales, codebook, shape):
-    block = idx.numel() // scales.numel()
-    return (codebook[idx.long()].reshape(-1, block) * scales[:, None]).reshape(shape)
-'''
+EX1_WRONG_GLOBAL_SCALE = edited(_ref("ex1_nf4"), "scales = flat.abs().amax(dim=1)",
+                                "scales = flat.abs().amax().expand(flat.shape[0]).clone()")
 
-EX1_WRONG_UNIFORM_INT4 = '''
-def quantize_blockwise(w, codebook, block=16):
-    flat = w.detach().reshape(-1, block).float()
-    scales = flat.abs().amax(dim=1)
-    normed = flat / scales.clamp_min(1e-30)[:, None]
-    idx = torch.round((normed + 1) * 7.5).clamp(0, 15)
-    return idx.reshape(-1).to(torch.uint8), scales
+EX1_WRONG_UNIFORM_INT4 = edited(_ref("ex1_nf4"), "idx = (normed[..., None] - codebook.float()).abs().argmin(dim=-1)",
+                                "idx = torch.round((normed + 1) * 7.5).clamp(0, 15)")
 
-
-def dequantize_blockwise(idx, scales, codebook, shape):
-    block = idx.numel() // scales.numel()
-    return (codebook[idx.long()].reshape(-1, block) * scales[:, None]).reshape(shape)
-'''
-
-EX1_WRONG_INT64_INDICES = '''
-def quantize_blockwise(w, codebook, block=16):
-    flat = w.detach().reshape(-1, block).float()
-    scales = flat.abs().amax(dim=1)
-    normed = flat / scales.clamp_min(1e-30)[:, None]
-    return (normed[..., None] - codebook).abs().argmin(dim=-1).reshape(-1), scales
-
-
-def dequantize_blockwise(idx, scales, codebook, shape):
-    block = idx.numel() // scales.numel()
-    return (codebook[idx.long()].reshape(-1, block) * scales[:, None]).reshape(shape)
-'''
+EX1_WRONG_INT64_INDICES = edited(_ref("ex1_nf4"), "idx.reshape(-1).to(torch.uint8)", "idx.reshape(-1)")
 
 EX1_ALT = '''
 def quantize_blockwise(w, codebook, block=16):
@@ -61,59 +33,23 @@ def dequantize_blockwise(idx, scales, codebook, shape):
 
 EX1_WRONG_ZERO_GUARD_ON_CPU = edited(EX1_ALT, "torch.ones_like(absmax)", "torch.ones(absmax.shape)")
 
-EX2_WRONG_B_RANDOM = '''
-class QLoRALinear(nn.Module):
-    def __init__(self, weight, r, alpha, codebook, block=16):
-        super().__init__()
-        out_features, in_features = weight.shape
-        idx, scales = quantize_blockwise(weight, codebook, block)
+EX2_WRONG_B_RANDOM = edited(_ref("ex2_qlora"), "torch.zeros(out_features, r, device=weight.device)",
+                            "torch.randn(out_features, r, device=weight.device) / math.sqrt(r)")
+
+EX2_WRONG_FROZEN_PARAMETER = edited(edited(_ref("ex2_qlora"), """\
         self.register_buffer("qidx", idx)
         self.register_buffer("scales", scales)
-        self.register_buffer("codebook", codebook.clone())
+        self.register_buffer("codebook", codebook.detach().float().clone())
         self.shape = (out_features, in_features)
-        self.scaling = alpha / r
-        self.lora_A = nn.Parameter(torch.randn(r, in_features, device=weight.device) / math.sqrt(in_features))
-        self.lora_B = nn.Parameter(torch.randn(out_features, r, device=weight.device) / math.sqrt(r))
-
-    def forward(self, x):
-        w = dequantize_blockwise(self.qidx, self.scales, self.codebook, self.shape)
-        return x @ w.T + self.scaling * (x @ self.lora_A.T) @ self.lora_B.T
-'''
-
-EX2_WRONG_FROZEN_PARAMETER = '''
-class QLoRALinear(nn.Module):
-    def __init__(self, weight, r, alpha, codebook, block=16):
-        super().__init__()
-        out_features, in_features = weight.shape
-        idx, scales = quantize_blockwise(weight, codebook, block)
+""", """\
         w = dequantize_blockwise(idx, scales, codebook, weight.shape)
         self.base = nn.Parameter(w, requires_grad=False)
-        self.scaling = alpha / r
-        self.lora_A = nn.Parameter(torch.randn(r, in_features, device=weight.device) / math.sqrt(in_features))
-        self.lora_B = nn.Parameter(torch.zeros(out_features, r, device=weight.device))
-
-    def forward(self, x):
-        return x @ self.base.T + self.scaling * (x @ self.lora_A.T) @ self.lora_B.T
-'''
-
-EX2_WRONG_SCALE_ALPHA = '''
-class QLoRALinear(nn.Module):
-    def __init__(self, weight, r, alpha, codebook, block=16):
-        super().__init__()
-        out_features, in_features = weight.shape
-        idx, scales = quantize_blockwise(weight, codebook, block)
-        self.register_buffer("qidx", idx)
-        self.register_buffer("scales", scales)
-        self.register_buffer("codebook", codebook.clone())
-        self.shape = (out_features, in_features)
-        self.scaling = alpha
-        self.lora_A = nn.Parameter(torch.randn(r, in_features, device=weight.device) / math.sqrt(in_features))
-        self.lora_B = nn.Parameter(torch.zeros(out_features, r, device=weight.device))
-
-    def forward(self, x):
+"""), """\
         w = dequantize_blockwise(self.qidx, self.scales, self.codebook, self.shape)
-        return x @ w.T + self.scaling * (x @ self.lora_A.T) @ self.lora_B.T
-'''
+        return x @ w.T""", """\
+        return x @ self.base.T""")
+
+EX2_WRONG_SCALE_ALPHA = edited(_ref("ex2_qlora"), "self.scaling = alpha / r", "self.scaling = alpha")
 
 EX2_ALT = '''
 import torch.nn.functional as F
@@ -145,34 +81,12 @@ def gptq_quantize(W, X, scale, damp=0.01):
     return quantize_to_grid(W, scale[:, None])
 '''
 
-EX3_WRONG_HESSIAN_NOT_INVERSE = '''
-def gptq_quantize(W, X, scale, damp=0.01):
-    W = W.clone()
-    H = X.T @ X
-    H = H + damp * H.diagonal().mean() * torch.eye(H.shape[0], dtype=H.dtype, device=H.device)
-    U = torch.linalg.cholesky(H, upper=True)
-    Q = torch.zeros_like(W)
-    for j in range(W.shape[1]):
-        q = quantize_to_grid(W[:, j], scale)
-        Q[:, j] = q
-        err = (W[:, j] - q) / U[j, j]
-        W[:, j + 1:] -= err[:, None] * U[j, j + 1:][None, :]
-    return Q
-'''
+EX3_WRONG_HESSIAN_NOT_INVERSE = edited(_ref("ex3_gptq"), "torch.linalg.cholesky(torch.linalg.inv(H), upper=True)",
+                                       "torch.linalg.cholesky(H, upper=True)")
 
-EX3_WRONG_NO_DOWNDATE = '''
-def gptq_quantize(W, X, scale, damp=0.01):
-    W = W.clone()
-    H = X.T @ X
-    Hinv = torch.linalg.inv(H + damp * H.diagonal().mean() * torch.eye(H.shape[0], dtype=H.dtype, device=H.device))
-    Q = torch.zeros_like(W)
-    for j in range(W.shape[1]):
-        q = quantize_to_grid(W[:, j], scale)
-        Q[:, j] = q
-        err = (W[:, j] - q) / Hinv[j, j]
-        W[:, j + 1:] -= err[:, None] * Hinv[j, j + 1:][None, :]
-    return Q
-'''
+# the rows of H^-1 itself, not of its Cholesky factor: never downdated as columns are fixed
+EX3_WRONG_NO_DOWNDATE = edited(_ref("ex3_gptq"), "U = torch.linalg.cholesky(torch.linalg.inv(H), upper=True)",
+                               "U = torch.linalg.inv(H)")
 
 EX3_ALT = '''
 def gptq_quantize(W, X, scale, damp=0.01):
@@ -191,86 +105,25 @@ def gptq_quantize(W, X, scale, damp=0.01):
     return torch.stack(cols, dim=1)
 '''
 
-_EX4_HEAD = '''
-class RadixCache:
-    class Node:
-        def __init__(self, key, value):
-            self.key, self.value, self.children = key, value, {}
-
-    def __init__(self):
-        self.root = self.Node([], [])
-
-    def num_nodes(self):
-        def count(node):
-            return len(node.children) + sum(count(c) for c in node.children.values())
-        return count(self.root)
-'''
-
-_EX4_GOOD_MATCH = '''
-    def match(self, tokens):
-        node, slots, i = self.root, [], 0
-        while i < len(tokens) and tokens[i] in node.children:
-            child = node.children[tokens[i]]
-            n = 0
-            while n < len(child.key) and i + n < len(tokens) and child.key[n] == tokens[i + n]:
-                n += 1
+EX4_WRONG_TAIL_SLOTS = edited(_ref("ex4_radix"), "child.key, child.value = child.key[n:], child.value[n:]",
+                              "child.key = child.key[n:]")
+EX4_WRONG_MATCH_WHOLE_EDGE = edited(_ref("ex4_radix"), """\
+            n = self._common(child.key, tokens, i)
             slots += child.value[:n]
             if n < len(child.key):
                 break
             i += n
-            node = child
-        return slots
-'''
-
-_EX4_BAD_MATCH = '''
-    def match(self, tokens):
-        node, slots, i = self.root, [], 0
-        while i < len(tokens) and tokens[i] in node.children:
-            child = node.children[tokens[i]]
+""", """\
             slots += child.value
             i += len(child.key)
-            node = child
-        return slots
-'''
-
-
-def _ex4_insert(split_body):
-    return '''
-    def insert(self, tokens, slots):
-        node, i = self.root, 0
-        while i < len(tokens):
-            child = node.children.get(tokens[i])
-            if child is None:
-                node.children[tokens[i]] = self.Node(list(tokens[i:]), list(slots[i:]))
-                return i
-            n = 0
-            while n < len(child.key) and i + n < len(tokens) and child.key[n] == tokens[i + n]:
-                n += 1
-            if n < len(child.key):
-                mid = self.Node(child.key[:n], child.value[:n])
-                node.children[tokens[i]] = mid
-''' + split_body + '''
-                child = mid
-            node, i = child, i + n
-        return i
-'''
-
-
-_EX4_SPLIT_AS_GIVEN = '''
-                child.key = child.key[n:]
-'''
-_EX4_SPLIT_VALUE_NOT_TRIMMED = '''
-                child.key = child.key[n:]
-                mid.children[child.key[0]] = child
-'''
-_EX4_SPLIT_GOOD = '''
+""")
+# the colleague's three bugs: whole edges matched, the split tail keeps its old slots and is dropped from the tree
+EX4_WRONG_AS_GIVEN = edited(EX4_WRONG_MATCH_WHOLE_EDGE, """\
                 child.key, child.value = child.key[n:], child.value[n:]
                 mid.children[child.key[0]] = child
-'''
-
-EX4_WRONG_AS_GIVEN = _EX4_HEAD + _EX4_BAD_MATCH + _ex4_insert(_EX4_SPLIT_AS_GIVEN)
-EX4_WRONG_TAIL_SLOTS = _EX4_HEAD + _EX4_GOOD_MATCH + _ex4_insert(_EX4_SPLIT_VALUE_NOT_TRIMMED)
-EX4_WRONG_MATCH_WHOLE_EDGE = _EX4_HEAD + _EX4_BAD_MATCH + _ex4_insert(_EX4_SPLIT_GOOD)
+""", """\
+                child.key = child.key[n:]
+""")
 
 EX4_ALT = '''
 class RadixCache:
@@ -348,50 +201,17 @@ def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
     return torch.tensor(out, device=dev).T
 '''
 
-EX5_WRONG_POSITIONS = '''
-@torch.no_grad()
-def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
-    dev = next(model.parameters()).device
-    B, T = len(prompts), max(len(p) for p in prompts)
-    ids = torch.full((B, T), pad_id, dtype=torch.long, device=dev)
-    mask = torch.zeros(B, T, dtype=torch.long, device=dev)
-    for b, p in enumerate(prompts):
-        ids[b, T - len(p):] = torch.tensor(p, device=dev)
-        mask[b, T - len(p):] = 1
-    finished = torch.zeros(B, dtype=torch.bool, device=dev)
-    out = []
-    for _ in range(max_new_tokens):
-        pos = torch.arange(ids.shape[1], device=dev).expand_as(ids)
-        nxt = model(ids, mask, pos)[:, -1].argmax(dim=-1)
-        nxt = torch.where(finished, torch.full_like(nxt, pad_id), nxt)
-        out.append(nxt)
-        ids = torch.cat([ids, nxt[:, None]], dim=1)
-        mask = torch.cat([mask, (~finished).long()[:, None]], dim=1)
+EX5_WRONG_POSITIONS = edited(_ref("ex5_batch_gen"), "pos = (mask.cumsum(dim=1) - 1).clamp(min=0)",
+                             "pos = torch.arange(ids.shape[1], device=dev).expand_as(ids)")
+
+EX5_WRONG_NO_EOS_HANDLING = edited(edited(edited(edited(
+    _ref("ex5_batch_gen"), "    finished = torch.zeros(B, dtype=torch.bool, device=dev)\n"),
+    "        nxt = torch.where(finished, torch.full_like(nxt, pad_id), nxt)\n"),
+    "(~finished).long()", "torch.ones_like(nxt)"), """\
         finished |= nxt == eos_id
         if bool(finished.all()):
             break
-    return torch.stack(out, dim=1)
-'''
-
-EX5_WRONG_NO_EOS_HANDLING = '''
-@torch.no_grad()
-def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
-    dev = next(model.parameters()).device
-    B, T = len(prompts), max(len(p) for p in prompts)
-    ids = torch.full((B, T), pad_id, dtype=torch.long, device=dev)
-    mask = torch.zeros(B, T, dtype=torch.long, device=dev)
-    for b, p in enumerate(prompts):
-        ids[b, T - len(p):] = torch.tensor(p, device=dev)
-        mask[b, T - len(p):] = 1
-    out = []
-    for _ in range(max_new_tokens):
-        pos = (mask.cumsum(dim=1) - 1).clamp(min=0)
-        nxt = model(ids, mask, pos)[:, -1].argmax(dim=-1)
-        out.append(nxt)
-        ids = torch.cat([ids, nxt[:, None]], dim=1)
-        mask = torch.cat([mask, torch.ones_like(nxt)[:, None]], dim=1)
-    return torch.stack(out, dim=1)
-'''
+""")
 
 EX5_ALT = '''
 @torch.no_grad()
