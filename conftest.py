@@ -12,6 +12,7 @@ Scopes go out longest first: the other modules (a browser, a cluster, hostile cl
 heaviest first, so the last minutes are short notebooks on both workers.
 """
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -95,6 +96,11 @@ def pytest_sessionfinish(session, exitstatus):
         return
     from tests.leftovers import report
 
+    # A passing session's own folder is gone by now (pytest removes it); so goes pytest-of-<user> when empty.
+    base = getattr(getattr(session.config, "_tmp_path_factory", None), "_basetemp", None)
+    if base is not None and not base.exists():
+        with contextlib.suppress(OSError):
+            base.parent.rmdir()
     left = report(*mine)
     if left:
         sys.stderr.write("\nthe suite left these behind (now killed and removed):\n  " + "\n  ".join(left) + "\n")
