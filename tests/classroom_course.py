@@ -35,9 +35,12 @@ def course(tmp: Path) -> Path:
     return tmp
 
 
-def hand_in(tmp: Path, student: str, assignment: str, stem: str, answered: bool, stamp: str | None = None) -> Path:
-    ref = nbformat.read(str(tmp / "notebooks" / "junior" / f"{stem}.ipynb"), 4)
-    nb = with_answer(with_answer(ref, "ex1_double", ANSWER), "ex3_explain", WRITTEN) if answered else blank(ref)
+def hand_in(tmp: Path, student: str, assignment: str, stem: str, answered: bool = True, stamp: str | None = None,
+            nb=None) -> Path:
+    """A hand-in built from the solved source (answered, or blank), or `nb` as given."""
+    if nb is None:
+        ref = nbformat.read(str(tmp / "notebooks" / "junior" / f"{stem}.ipynb"), 4)
+        nb = with_answer(with_answer(ref, "ex1_double", ANSWER), "ex3_explain", WRITTEN) if answered else blank(ref)
     path = tmp / "submitted" / student / assignment / f"{stem}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))

@@ -22,9 +22,10 @@ def browser_context_args():
 def state(tmp_path, monkeypatch):
     """A learner with no history (interview and review tests): the course's cache for sessions, events and the
     schedule in tmp_path."""
-    from autograder.learner import compose, mastery, review
+    from autograder.learner import mastery, review
+    from autograder.pipeline import cells
 
-    monkeypatch.setattr(compose, "COMPOSED", tmp_path / "cache" / "composed")
+    monkeypatch.setattr(cells, "COMPOSED_DIR", tmp_path / "cache" / "composed")
     monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
     monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
     return tmp_path

@@ -104,7 +104,7 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
     environ = env(tmp)
     db = f"sqlite:///{tmp / 'gradebook.db'}"
     grades = tmp / "grades.csv"
-    makes = 0
+    makes, seen = 0, set()
     for cmd in readme_commands():
         if cmd == "make teach":
             log = _teach(cmd, tmp, environ)
@@ -136,11 +136,13 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
                 assert "1.5 / 2" in page and "Say why linearity matters." in page
                 assert "Rubric" not in page, "the model answer is the grader's"
         elif "nbgrader export" in cmd:
+            seen.add("export")
             export = list(csv.DictReader((tmp / "gradebook-export.csv").open()))
             alice = next(r for r in export if r["student_id"] == "alice" and r["assignment"] == "junior")
             assert float(alice["score"]) == pytest.approx(6.5) and float(alice["max_score"]) == pytest.approx(14)  # the junior tier: both notebooks
             assert ("alice", "junior", "01_tiny") in _rows(grades), "the export wrote a file of its own"
         elif "--assignment week1" in cmd:
+            seen.add("assignment")
             row = _rows(grades)[("alice", "week1", "02_tiny")]
             assert row["submitted_at"] == "2026-12-02 11:00:00 UTC" and float(row["seconds_late"]) == 18 * 3600
             assert (row["score"], row["max_score"]) == ("5", "7")
@@ -150,7 +152,10 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
                 assert gb.find_submission("week1", "alice").total_seconds_late == 18 * 3600
                 assert len(gb.find_assignment("junior").notebooks) == 2
         elif "--student alice --force" in cmd:
+            seen.add("regrade")
             assert "graded 2 notebook(s)" in done.stderr, done.stderr
             alice = _rows(grades)[("alice", "junior", "01_tiny")]
             assert (alice["score"], alice["manual_pending"]) == ("6.5", "0"), "a regrade keeps the grader's points"
     assert makes == 2
+    steps = {"export", "assignment", "regrade"}
+    assert seen == steps, f"the README's loop no longer has these steps: {sorted(steps - seen)}"

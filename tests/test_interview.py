@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from autograder.learner import compose, interview, leaks, mastery
 from autograder.learner.exercises import _read, catalogue
 from autograder.pipeline.cells import grade_id, kind
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.tiny_course import ROOT, learner_cli
 
 
 def keys(exercises):
@@ -115,9 +113,7 @@ def test_composing_takes_under_five_seconds(tmp_path):
 # -- grading: a kernel per check ----------------------------------------------------------------------------
 
 def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PTLAB_CACHE_DIR=str(tmp / "cache"))
-    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return learner_cli(*args, PTLAB_CACHE_DIR=str(tmp / "cache"))
 
 
 def _check(tmp: Path, path: Path, *extra: str) -> tuple[dict, int]:

@@ -9,14 +9,8 @@ import subprocess
 import nbformat
 import pytest
 
-from tests.classroom_course import ANSWER, course, env
+from tests.classroom_course import ANSWER, course, env, hand_in
 from tests.tiny_course import with_answer
-
-
-def _hand_in(tmp, student, nb):
-    path = tmp / "submitted" / student / "junior" / "01_tiny.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(nb, str(path))
 
 
 @pytest.mark.kernel
@@ -26,8 +20,9 @@ def test_plain_autograde_warns_only_about_test_cells_a_student_changed(tmp_path)
     run = dict(shell=True, cwd=tmp, env=environ, capture_output=True, text=True, timeout=600)
     assert subprocess.run("make release", **run).returncode == 0
     released = nbformat.read(str(tmp / "release" / "junior" / "01_tiny.ipynb"), 4)
-    _hand_in(tmp, "alice", with_answer(released, "ex1_double", ANSWER))
-    _hand_in(tmp, "mallory", with_answer(with_answer(released, "ex1_double", ANSWER), "ex1_double_test", "pass"))
+    hand_in(tmp, "alice", "junior", "01_tiny", nb=with_answer(released, "ex1_double", ANSWER))
+    hand_in(tmp, "mallory", "junior", "01_tiny",
+            nb=with_answer(with_answer(released, "ex1_double", ANSWER), "ex1_double_test", "pass"))
     graded = subprocess.run("make grade", **run)
     assert graded.returncode == 0, graded.stderr[-2000:]
     for student, edited in (("alice", False), ("mallory", True)):

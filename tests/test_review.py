@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -17,7 +15,7 @@ import pytest
 from autograder.learner import compose, leaks, mastery, review
 from autograder.pipeline.cells import grade_id, kind
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.tiny_course import learner_cli
 DAY = datetime.date(2026, 11, 24)
 KEY = "junior/01_tensors_and_memory/ex1_bridge_predict_test"
 
@@ -103,9 +101,7 @@ def test_mastery_weighs_first_try_and_interview_passes_above_many_attempts(state
 
 
 def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PTLAB_CACHE_DIR=str(tmp / "cache"))
-    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return learner_cli(*args, PTLAB_CACHE_DIR=str(tmp / "cache"))
 
 
 def test_review_writes_due_exercises_with_hints_and_its_check_moves_the_schedule(tmp_path):

@@ -44,11 +44,17 @@ def with_answer(nb, gid: str, source: str):
 
 
 def cli(tmp: Path, *args: str, **env_vars: str) -> subprocess.CompletedProcess:
-    # Grading in-process marks this process as grading (PTLAB_GRADING); a command run as a learner runs it is not.
+    """`python -m autograder ARGS` on this throwaway course, as a learner runs it."""
+    return learner_cli(*args, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), **env_vars)
+
+
+def learner_cli(*args: str, **env_vars: str) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` as a learner runs it: grading in-process marks this process as grading
+    (PTLAB_GRADING), and a learner's command is not."""
     env = {k: v for k, v in os.environ.items() if k != "PTLAB_GRADING"}
-    env.update(PTLAB_SOURCE_DIR=str(tmp / "notebooks"), **env_vars)
+    env.update(env_vars)
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=600)
 
 
 def alive(mark: str) -> list[str]:

@@ -56,13 +56,13 @@ def load(root: Path | None = None) -> dict[str, list[str]]:
     """{assignment name: [notebook ids "<tier>/<stem>"]}: the tiers, then the course file's assignments."""
     root = Path(root) if root else course_dir()
     out = {tier: _ids(tier, root) for tier in course.TIERS}
+    known = {i for ids in out.values() for i in ids}  # before the course file can redefine a tier
     for name, spec in _read(root).items():
         ids = spec.get("notebooks") if isinstance(spec, dict) else None
         if ids is None and name in course.TIERS:
             continue
         if not isinstance(ids, list) or not ids:
             raise AssignmentError(f"{root / FILE}: assignment {name!r} names no notebooks")
-        known = {i for tier in course.TIERS for i in _ids(tier, root)}
         unknown = [i for i in ids if i not in known]
         if unknown:
             raise AssignmentError(f"{root / FILE}: assignment {name!r}: no such notebook {unknown[0]!r} "

@@ -6,7 +6,6 @@ grader alone: the source's model answer and rubric. `nbgrader generate_feedback`
 from __future__ import annotations
 
 import copy
-import os
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
 
+from autograder.classroom.whole_file import write_whole
 from autograder.isolation.sanitize import clean_notebook
 from autograder.pipeline import cells
 
@@ -24,6 +24,11 @@ _MARKERS = re.compile(r"^\s*#*\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 
 def model_answer(cell: NotebookNode) -> str:
     return _MARKERS.sub("", cell.get("source", "")).strip()
+
+
+def without_notes(cells: list) -> list:
+    """The cells without the grader's notes (with_grader_notes), which no learner sees."""
+    return [c for c in cells if not c.get("metadata", {}).get(NOTE)]
 
 
 def with_grader_notes(executed: NotebookNode, source: NotebookNode) -> NotebookNode:
@@ -45,15 +50,12 @@ def with_grader_notes(executed: NotebookNode, source: NotebookNode) -> NotebookN
 def save(executed: NotebookNode, source_path: Path, target: Path) -> None:
     """Written whole or not at all, as formgrader may be reading it."""
     nb = clean_notebook(with_grader_notes(executed, cells.read(source_path)))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    nbformat.write(nb, str(tmp))
-    os.replace(tmp, target)
+    write_whole(nbformat.writes(nb) + "\n", target)  # as nbformat.write ends a file
 
 
 class GraderNotes(Preprocessor):
     """For `nbgrader generate_feedback`: the grader's notes never reach a learner."""
 
     def preprocess(self, nb, resources):
-        nb.cells = [c for c in nb.cells if not c.get("metadata", {}).get(NOTE)]
+        nb.cells = without_notes(nb.cells)
         return nb, resources

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from distributed import WorkerPlugin
 
-from autograder.classroom.feedback import save_html
+from autograder.classroom.whole_file import write_whole
 from autograder.classroom.jobs import Job, grade_one
 from autograder.classroom.jobs import row as status_row
 from autograder.course import GradingInputError
@@ -193,12 +193,9 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
                     html = notebook = None
                 fut.release()
                 if html and feedback:
-                    save_html(html, feedback / job.student / job.tier / f"{job.path.stem}.html")
+                    write_whole(html, feedback / job.student / job.tier / f"{job.path.stem}.html")
                 if notebook and autograded:
-                    target = autograded / job.student / job.tier / f"{row['notebook']}.ipynb"
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.with_name(f".{target.name}.tmp").write_text(notebook, encoding="utf-8")
-                    target.with_name(f".{target.name}.tmp").replace(target)
+                    write_whole(notebook, autograded / job.student / job.tier / f"{row['notebook']}.ipynb")
                 yield row
             while unreadable:
                 yield unreadable.pop()

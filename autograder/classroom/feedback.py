@@ -5,13 +5,12 @@ came out of the learner's kernel passes through isolation/sanitize.py first."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
 
 from autograder.classroom import scores
-from autograder.classroom.autograded import NOTE
+from autograder.classroom.autograded import without_notes
 from autograder.isolation.sanitize import clean_notebook
 from autograder.pipeline.assemble import without_hidden
 from autograder.pipeline.cells import grade_id, kind, points
@@ -20,7 +19,7 @@ from autograder.pipeline.observe import MIME
 
 def redact(executed: NotebookNode, summary: str) -> NotebookNode:
     nb = copy.deepcopy(executed)
-    nb.cells = [c for c in nb.cells if not c.get("metadata", {}).get(NOTE)]  # the grader's, not the learner's
+    nb.cells = without_notes(nb.cells)  # the grader's, not the learner's
     for cell in nb.cells:
         if kind(cell) == "test":
             cell.source = without_hidden(cell)
@@ -87,9 +86,3 @@ def to_html(nb: NotebookNode) -> str:
     return body
 
 
-def save_html(html: str, path: Path) -> None:
-    """Whole or not at all: a reader (or a killed batch) never meets a half-written page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(path)

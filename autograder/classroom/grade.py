@@ -100,7 +100,8 @@ def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path 
     late penalty changed what they must show."""
     import nbformat
 
-    from autograder.classroom.feedback import page, save_html
+    from autograder.classroom.feedback import page
+    from autograder.classroom.whole_file import write_whole
 
     n = 0
     for key, r in rows.items():
@@ -108,8 +109,8 @@ def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path 
         if shown.get(key) == _shown(r) or nb_path is None or not nb_path.exists():
             continue
         flags = [f for f in (r.get("flags") or "").split(" | ") if f]
-        save_html(page(nbformat.read(str(nb_path), 4), r, flags),
-                  feedback / r["student"] / r["assignment"] / f"{r['notebook']}.html")
+        write_whole(page(nbformat.read(str(nb_path), 4), r, flags),
+                    feedback / r["student"] / r["assignment"] / f"{r['notebook']}.html")
         n += 1
     return n
 

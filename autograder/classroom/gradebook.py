@@ -73,8 +73,9 @@ def _structure(db_url: str, name: str, due) -> None:
                                  f"the gradebook refuses that ({e}). Grade into a new gradebook.") from None
 
 
-def _record_cells(gb, r: dict, nb_name: str) -> None:
-    """One row's autograded scores into the gradebook, then the grader's points and comments out of it."""
+def _record_cells(gb, r: dict, nb_name: str):
+    """One row's autograded scores into the gradebook, then the grader's points and comments out of it;
+    returns its submitted notebook."""
     student, name = r["student"], r["assignment"]
     auto = scores.cell_points(r)
     man = scores.manual(r)
@@ -106,6 +107,7 @@ def _record_cells(gb, r: dict, nb_name: str) -> None:
     nb.flagged = bool(r.get("flags"))
     r["manual"] = scores.format_manual(back_manual)
     r["comments"] = scores.format_comments(back_comments)
+    return nb
 
 
 def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
@@ -132,12 +134,12 @@ def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
                 sub.timestamp = stamp
             if stamp and sub.duedate:  # nbgrader's own reckoning: its due date and the student's extension
                 r["seconds_late"] = f"{sub.total_seconds_late:g}"
-            _record_cells(gb, r, r["notebook"])
+            nb = _record_cells(gb, r, r["notebook"])
             if late:
                 late(r)
             scores.settle(r)
             penalty = float(r.get("late_penalty") or 0)
-            gb.find_submission_notebook(r["notebook"], name, student).late_submission_penalty = penalty or None
+            nb.late_submission_penalty = penalty or None
         gb.db.commit()
 
 

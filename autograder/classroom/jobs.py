@@ -26,11 +26,6 @@ class Job:
     tier: str  # the assignment: its folder in nbgrader's layout (a tier, or an assignment of assignments.yaml)
     path: Path
 
-    @property
-    def assignment(self) -> str:
-        return self.tier
-
-
 
 def discover(submitted: Path, only: set[str] | None = None, students: set[str] | None = None
              ) -> tuple[list[Job], list[dict]]:
@@ -155,8 +150,9 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, reference
 
         save(report.executed, SOURCE_DIR.parent / report.source, Path(autograded_dir) / job.student / job.tier / f"{stem}.ipynb")
     if feedback_dir:
-        from autograder.classroom.feedback import page, save_html
+        from autograder.classroom.feedback import page
+        from autograder.classroom.whole_file import write_whole
 
-        save_html(page(report.executed, graded, report.flags),
-                  Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
+        write_whole(page(report.executed, graded, report.flags),
+                    Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
     return graded

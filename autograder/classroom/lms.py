@@ -59,7 +59,7 @@ def totals(grades: list[dict], per_notebook: bool) -> tuple[dict[str, float], di
     possible_per_nb: dict[tuple[str, str], float] = {}
     for r in grades:
         key = (r["assignment"], r["notebook"])
-        possible_per_nb[key] = max(possible_per_nb.get(key, 0.0), _num(r["max_score"]))
+        possible_per_nb[key] = max(possible_per_nb.get(key, 0.0), number(r["max_score"]))
     column = (lambda a, n: f"{a}/{n}") if per_notebook else (lambda a, n: f"PyTorch Lab {a}")
     possible: dict[str, float] = {}
     for (a, n), pts in sorted(possible_per_nb.items()):
@@ -67,11 +67,12 @@ def totals(grades: list[dict], per_notebook: bool) -> tuple[dict[str, float], di
     earned: dict[tuple[str, str], float] = {}
     for r in grades:
         key = (r["student"], column(r["assignment"], r["notebook"]))
-        earned[key] = earned.get(key, 0.0) + _num(r["score"])
+        earned[key] = earned.get(key, 0.0) + number(r["score"])
     return possible, earned
 
 
-def _num(text: str) -> float:
+def number(text) -> float:
+    """A CSV cell as a number; an empty or unreadable one counts 0."""
     try:
         return float(text)
     except (TypeError, ValueError):

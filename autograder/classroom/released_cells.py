@@ -11,6 +11,7 @@ reported and overwritten as nbgrader does. nbgrader_config.py puts it in autogra
 from __future__ import annotations
 
 import copy
+import functools
 
 from nbgrader import utils
 from nbgrader.api import MissingEntry
@@ -18,6 +19,10 @@ from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 
 
 class OverwriteReleasedCells(OverwriteCells):
+    @functools.cached_property
+    def _hidden_tests(self) -> ClearHiddenTests:
+        return ClearHiddenTests(parent=self)  # the course's delimiters, as generate_assignment used them
+
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id and utils.is_locked(cell):
@@ -29,7 +34,7 @@ class OverwriteReleasedCells(OverwriteCells):
                 released = copy.deepcopy(cell)
                 released.source = source.source
                 try:
-                    ClearHiddenTests(parent=self).preprocess_cell(released, resources, cell_index)
+                    self._hidden_tests.preprocess_cell(released, resources, cell_index)
                 except RuntimeError:  # a malformed hidden region: leave the verdict to nbgrader
                     released.source = None
                 if released.source == cell.source:

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.classroom.lms import read_csv
+from autograder.classroom.lms import POINTS_POSSIBLE, number, read_csv
 from autograder.course import SOURCE_DIR, GradingInputError, syllabus
 from autograder.pipeline import cells
 
@@ -88,15 +88,8 @@ def course_cells(tier: str, notebook: str) -> dict[str, CellInfo]:
     return out
 
 
-def _num(text) -> float:
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return 0.0
-
-
 def _per_cell(row: dict) -> dict[str, float]:
-    return {gid: _num(pts) for gid, _, pts in (item.partition("=") for item in (row.get("cells") or "").split())}
+    return {gid: number(pts) for gid, _, pts in (item.partition("=") for item in (row.get("cells") or "").split())}
 
 
 def roster_students(roster: Path | None, submitted: Path | None) -> set[str] | None:
@@ -109,7 +102,7 @@ def roster_students(roster: Path | None, submitted: Path | None) -> set[str] | N
         column = next((c for c in ROSTER_COLUMNS if rows and c in rows[0]), None)
         if column is None:
             raise GradingInputError(f"{roster}: no column naming students ({', '.join(ROSTER_COLUMNS)})")
-        return {r[column] for r in rows if r[column] and "Points Possible" not in r.get("Student", "")}
+        return {r[column] for r in rows if r[column] and POINTS_POSSIBLE not in r.get("Student", "")}
     return None
 
 
@@ -125,11 +118,11 @@ def build(grades_csv: Path, roster: Path | None = None, submitted: Path | None =
     possible: dict[str, float] = defaultdict(float)
     for r in rows:
         key = f"{r['assignment']}/{r['notebook']}"
-        most = _num(r["max_score"])
+        most = number(r["max_score"])
         per_cell = _per_cell(r)
         if not per_cell:
             continue  # not graded at all (a status says why): no verdict on any cell
-        scores[key].append(_num(r["score"]) / most if most else 0.0)
+        scores[key].append(number(r["score"]) / most if most else 0.0)
         info = course_cells(r["assignment"], r["notebook"])
         failed = set(r["failed"].split())
         for gid, pts in per_cell.items():

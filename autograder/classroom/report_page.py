@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from autograder.classroom.feedback import save_html
+from autograder.classroom.whole_file import write_whole
 from autograder.classroom.report import ClassReport, build
 from autograder.course import syllabus
 from autograder.isolation.sanitize import clean_html
@@ -116,7 +116,7 @@ def write_page(rep: ClassReport, source_name: str, out: Path) -> Path:
     page = (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Class report</title>"
             f"<style>{STYLE}</style></head><body>{''.join(parts)}</body></html>")
     path = out / "report.html"
-    save_html(clean_html(page), path)
+    write_whole(clean_html(page), path)
     return path
 
 

@@ -108,8 +108,8 @@ def ask(notebook: str, as_json: bool, record: bool, timeout: int | None,
 
 def stop_all() -> int:
     """Ask every server of this user to leave now; returns how many were asked."""
-    asked = 0
-    for sock_path in folder().glob("*.sock") if folder().is_dir() else []:
+    asked, home = 0, folder()
+    for sock_path in home.glob("*.sock") if home.is_dir() else []:
         with contextlib.suppress(OSError, ValueError):
             _request(sock_path, {"stop": True}, 5)
             asked += 1

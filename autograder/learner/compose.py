@@ -24,12 +24,12 @@ from nbformat.v4 import new_notebook
 
 from autograder.authoring import template
 from autograder.authoring.build import _cell
-from autograder.course import CACHE_DIR, COURSE
+from autograder.course import COURSE
 from autograder.learner.exercises import DETAILS, Exercise
 from autograder.pipeline.assemble import STUB_CODE
-from autograder.pipeline.cells import grade_id, kind
+from autograder.pipeline import cells
+from autograder.pipeline.cells import composed_id, grade_id, kind  # noqa: F401  (composed_id: for session.py)
 
-COMPOSED = CACHE_DIR / "composed"  # pipeline/cells.py reads the same folder
 CHECK_INTRO_ID, CHECK_ID, FINISH_ID = "composed_check_intro", "composed_check", "composed_finish"
 
 CHECK_CODE = '''# {what}: grades the saved file in a separate, sandboxed process against the hidden tests of this session,
@@ -146,12 +146,20 @@ def student_version(source: NotebookNode, ident: str, mode: str) -> NotebookNode
 def store(ident: str, source: NotebookNode, meta: dict) -> Path:
     import nbformat
 
-    COMPOSED.mkdir(parents=True, exist_ok=True)
-    path = COMPOSED / f"{ident}.ipynb"
+    cells.COMPOSED_DIR.mkdir(parents=True, exist_ok=True)
+    path = cells.COMPOSED_DIR / f"{ident}.ipynb"
     source.metadata = {"kernelspec": dict(template_kernelspec()), "ptlab": {"course": COURSE, "composed": ident}}
     nbformat.write(source, str(path))
     save_meta(ident, meta)
     return path
+
+
+def prepare(path: Path) -> None:
+    """Run a stored composed source's reference now, so that the learner's first check does not wait for it."""
+    from autograder.pipeline import expected
+    from autograder.pipeline.cells import read
+
+    expected.Reference(path).reports(read(path))
 
 
 def template_kernelspec() -> dict:
@@ -161,7 +169,7 @@ def template_kernelspec() -> dict:
 
 
 def meta_path(ident: str) -> Path:
-    return COMPOSED / f"{ident}.json"
+    return cells.COMPOSED_DIR / f"{ident}.json"
 
 
 def load_meta(ident: str) -> dict | None:
@@ -172,25 +180,21 @@ def load_meta(ident: str) -> dict | None:
 
 
 def save_meta(ident: str, meta: dict) -> None:
-    COMPOSED.mkdir(parents=True, exist_ok=True)
+    cells.COMPOSED_DIR.mkdir(parents=True, exist_ok=True)
     tmp = meta_path(ident).with_name(f"{ident}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(meta, indent=1))
     os.replace(tmp, meta_path(ident))
 
 
 def all_meta(mode: str | None = None) -> list[dict]:
-    if not COMPOSED.is_dir():
+    if not cells.COMPOSED_DIR.is_dir():
         return []
     out = []
-    for p in sorted(COMPOSED.glob("*.json")):
+    for p in sorted(cells.COMPOSED_DIR.glob("*.json")):
         m = load_meta(p.stem)
         if m and (mode is None or m.get("mode") == mode):
             out.append(m)
     return sorted(out, key=lambda m: m.get("started", 0))
-
-
-def composed_id(nb: NotebookNode | dict) -> str | None:
-    return ((nb.get("metadata") or {}).get("ptlab") or {}).get("composed")
 
 
 def answer_ids(source: NotebookNode) -> dict[str, list[str]]:

@@ -80,6 +80,11 @@ def _names(source: str) -> tuple[set[str], set[str]] | None:
     return bound, used
 
 
+def _named(index: int, cell: NotebookNode) -> tuple:
+    """(index, cell, names it binds, names it reads); a cell that is not plain Python binds and reads none."""
+    return (index, cell, *(_names(cell.source) or (set(), set())))
+
+
 @functools.lru_cache(maxsize=1)
 def _fixed_names() -> frozenset[str]:
     got: set[str] = set()
@@ -164,7 +169,7 @@ def of_notebook(path: Path) -> list[Exercise]:
         k = kind(cell)
         if k != "solution":
             if cell.cell_type == "code":
-                code.append((i, cell, *(_names(cell.source) or (set(), set()))))
+                code.append(_named(i, cell))
             block.append(i)
             i += 1
             continue
@@ -175,8 +180,7 @@ def of_notebook(path: Path) -> list[Exercise]:
             body.append(i)
             i += 1
         if i >= len(cells) or kind(cells[i]) != "test":
-            code += [(j, cells[j], *(_names(cells[j].source) or (set(), set()))) for j in body
-                     if cells[j].cell_type == "code"]
+            code += [_named(j, cells[j]) for j in body if cells[j].cell_type == "code"]
             block = []
             continue
         body.append(i)
@@ -209,8 +213,7 @@ def of_notebook(path: Path) -> list[Exercise]:
             ex.builds_on = why
             ex.context = [cells[j] for j in take]
         out.append(ex)
-        code += [(j, cells[j], *(_names(cells[j].source) or (set(), set()))) for j in body + tail
-                 if cells[j].cell_type == "code"]
+        code += [_named(j, cells[j]) for j in body + tail if cells[j].cell_type == "code"]
         block = []
     return out
 

@@ -147,11 +147,8 @@ def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] |
     src_path = compose.store(ident, source, meta)
     composed = time.perf_counter() - t0
     if warm:
-        from autograder.pipeline import expected
-        from autograder.pipeline.cells import read
-
         log("interview: preparing the grader's expectations for this interview (once, before the clock starts)")
-        expected.Reference(src_path).reports(read(src_path))
+        compose.prepare(src_path)
     started = time.time()
     meta.update(started=started, deadline=started + minutes * 60)
     compose.save_meta(ident, meta)

@@ -160,10 +160,7 @@ def start(work: Path, most: int = 5, now: float | None = None, warm: bool = True
     compose.write(learner, target)
     log(f"review: {target} ({len(exercises)} exercise(s) due: {', '.join(ex.key for ex in exercises)})")
     if warm:
-        from autograder.pipeline import expected
-        from autograder.pipeline.cells import read
-
-        expected.Reference(src_path).reports(read(src_path))
+        compose.prepare(src_path)
     return target
 
 

@@ -58,15 +58,21 @@ def identity(nb: NotebookNode) -> tuple[str, str] | None:
 
 
 COMPOSED_ID = re.compile(r"^(interview|review)-[0-9]{8}-[0-9]{6}-[0-9a-f]{6}$")
+COMPOSED_DIR = CACHE_DIR / "composed"  # learner/compose.py keeps sessions' sources there
+
+
+def composed_id(nb: NotebookNode | dict) -> str | None:
+    """The composed session a notebook belongs to, as its metadata names it (None for a course notebook)."""
+    return ((nb.get("metadata") or {}).get("ptlab") or {}).get("composed")
 
 
 def composed_source(nb: NotebookNode) -> Path | None:
     """An interview's or a review's composed source, kept in the course's cache (learner/compose.py): the only
     place its tests and metadata are read from. The learner's file only names it."""
-    ident = (nb.get("metadata", {}).get("ptlab") or {}).get("composed")
+    ident = composed_id(nb)
     if not isinstance(ident, str) or not COMPOSED_ID.match(ident):
         return None
-    src = CACHE_DIR / "composed" / f"{ident}.ipynb"
+    src = COMPOSED_DIR / f"{ident}.ipynb"
     if not src.exists():
         raise GradingInputError(f"this session ({ident}) is not known to this course's cache: nothing to grade "
                                 "it against (was it composed on another machine?)")
