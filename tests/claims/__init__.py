@@ -1,0 +1,1 @@
+"""Claims as code: every checkable sentence of the course about PyTorch, one test each (docs/authoring.md)."""
