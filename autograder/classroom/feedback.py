@@ -1,17 +1,19 @@
 """Feedback HTML a learner may see: their answers, the visible tests, verdicts, every graded cell's points
 (autograded and by hand) and the grader's comments; never the hidden tests or the reference solution. What
-came out of the learner's kernel passes through isolation/sanitize.py first."""
+came out of the learner's kernel passes through isolation/sanitize.py first, and the page as rendered passes
+through it again (`clean_page`): the renderer makes links of the Markdown of answers and names."""
 
 from __future__ import annotations
 
 import copy
+import functools
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
 
 from autograder.classroom import scores
 from autograder.classroom.autograded import without_notes
-from autograder.isolation.sanitize import clean_notebook
+from autograder.isolation.sanitize import clean_notebook, clean_page, styles_of
 from autograder.pipeline.assemble import without_hidden
 from autograder.pipeline.cells import grade_id, kind, points
 from autograder.pipeline.observe import MIME
@@ -78,11 +80,23 @@ def page(executed: NotebookNode, row: dict, flags=()) -> str:
 
 
 def to_html(nb: NotebookNode) -> str:
-    """The page of a notebook whose outputs are already clean (`page`): nbconvert's own template (its styles and
-    scripts) is the course's, so only what came out of the submission is sanitised, never the page around it."""
+    """The page of a notebook, sanitised as rendered: of nbconvert's template only its own styles stay (its
+    scripts go: a feedback page runs nothing)."""
+    return clean_page(_render(nb), _template_styles())
+
+
+def _render(nb: NotebookNode) -> str:
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nb)
     return body
+
+
+@functools.lru_cache(maxsize=1)
+def _template_styles() -> tuple[str, ...]:
+    """The <style> elements nbconvert's template writes, read from the page of an empty notebook."""
+    from nbformat.v4 import new_notebook
+
+    return tuple(styles_of(_render(new_notebook())))
 
 

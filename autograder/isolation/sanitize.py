@@ -10,18 +10,26 @@ or `data:text/html` link, an <iframe>, <object>, <embed>, <base>, <form>, <style
 <foreignObject>, <use> and <animate>) is dropped, and the text inside a dropped tag stays as text. Outputs
 that only run (JavaScript, widget views) are removed; PNG, JPEG, plain text, LaTeX and JSON pass as they
 are; HTML, Markdown and SVG are cleaned.
+
+Cleaning a notebook before it is rendered is not enough: the renderer makes links of Markdown
+(`[x](javascript:...)`, `<javascript:...>`), in an answer's text or in a name the page quotes. So every page
+the course writes is cleaned again as a whole, as rendered (`clean_page`): parsed as a browser parses it, its
+body through the same allow-list, and of its <style> elements only the ones the course itself writes kept
+(matched by their exact text: a learner's style never is). No script survives, the page's own neither.
 """
 
 from __future__ import annotations
 
 import functools
+import html as _html
+from collections.abc import Iterable
 
 from bleach.css_sanitizer import ALLOWED_CSS_PROPERTIES, CSSSanitizer
 
 HTML_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "center", "code", "col", "colgroup", "dd", "del", "details",
     "div", "dl", "dt", "em", "figcaption", "figure", "font", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
-    "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
+    "ins", "kbd", "li", "main", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
     "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul", "var",
 }
 # What a figure is drawn with (matplotlib's SVG backend, hand-written SVG); never <script>, <foreignObject>
@@ -49,7 +57,9 @@ SVG_ATTRS = {
 }
 # Links go to web pages; images may also be inline PNG/JPEG/GIF (data:image/...), never a document.
 LINK_PROTOCOLS = ("http", "https", "mailto")
-IMAGE_PREFIXES = ("data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp", "http:", "https:")
+# An SVG in an <img> runs nothing (no script, no outside load), so nbconvert's data:image/svg+xml figures stay.
+IMAGE_PREFIXES = ("data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp", "data:image/svg+xml",
+                  "http:", "https:")
 
 KEEP = {"text/plain", "text/latex", "image/png", "image/jpeg", "image/gif", "application/json"}
 CLEAN = {"text/html", "text/markdown", "image/svg+xml"}
@@ -69,9 +79,13 @@ def _attribute(tag: str, name: str, value: str) -> bool:
 
 
 def _relative(url: str) -> bool:
-    """A path beside the page (a figure the course wrote next to it): no scheme, so nothing but a file."""
-    head = url.strip().split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-    return bool(url.strip()) and ":" not in head and not url.strip().startswith("//")
+    """A path beside the page (a figure the course wrote next to it): no scheme, so nothing but a file. A
+    browser drops tabs and newlines inside a URL and reads a backslash as a slash, so neither is allowed."""
+    url = url.strip()
+    if not url or any(c in url for c in "\\\t\n\r") or any(ord(c) < 32 or ord(c) == 127 for c in url):
+        return False
+    head = url.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    return ":" not in head and not url.startswith("//")
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,3 +120,66 @@ def clean_notebook(nb):
                 elif mime not in KEEP:
                     del data[mime]  # JavaScript, widget views, anything a page could run
     return nb
+
+
+# What a page's body may carry on <body> itself (nbconvert's theme switches); nothing else of the frame.
+BODY_ATTRS = ("class", "data-jp-theme-light", "data-jp-theme-name")
+_DROPPED_WHOLE = {"script", "style", "template", "noscript"}  # their text would only show as clutter
+
+
+def _local(tag) -> str:
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def _drop(parent, child) -> None:
+    """Removes an element of an ElementTree, keeping the text that followed it."""
+    if child.tail:
+        siblings = list(parent)
+        i = siblings.index(child)
+        if i:
+            siblings[i - 1].tail = (siblings[i - 1].tail or "") + child.tail
+        else:
+            parent.text = (parent.text or "") + child.tail
+    parent.remove(child)
+
+
+def clean_page(page: str, own_styles: Iterable[str] = ()) -> str:
+    """A whole page as the browser will read it, with nothing that runs: parsed with an HTML5 parser (the one
+    bleach uses), its <body> through the allow-list of `clean_html` (so no script, no on* handler, no
+    javascript:, vbscript: or data: link, whatever its case, spacing or entities), its <title> as text, and
+    of its <style> elements only those whose text is one of `own_styles` (the course's own), moved to
+    <head> in their order. Every other thing in <head> (scripts, links, meta) goes."""
+    from bleach._vendor import html5lib
+
+    if not isinstance(page, str):
+        page = "".join(page) if isinstance(page, list) else str(page)
+    own = set(own_styles)
+    root = html5lib.parse(page, treebuilder="etree", namespaceHTMLElements=False)
+    parents = {child: parent for parent in root.iter() for child in parent}
+    kept, title = [], ""
+    for el in list(root.iter()):
+        name = _local(el.tag)
+        if name == "title" and not title:
+            title = "".join(el.itertext())
+        if name in _DROPPED_WHOLE:
+            if name == "style" and (el.text or "") in own and (el.text or "") not in kept:
+                kept.append(el.text or "")
+            if el in parents:
+                _drop(parents[el], el)
+    body = root.find("body")
+    inner = html5lib.serialize(body, tree="etree", omit_optional_tags=False, quote_attr_values="always") \
+        if body is not None else ""
+    lang = root.get("lang", "en") if _local(root.tag) == "html" else "en"
+    attrs = "".join(f' {a}="{_html.escape(body.get(a), quote=True)}"' for a in BODY_ATTRS
+                    if body is not None and body.get(a) is not None)
+    styles = "".join(f"<style>{css}</style>" for css in kept if "</style" not in css.lower())
+    return (f'<!DOCTYPE html>\n<html lang="{_html.escape(lang, quote=True)}"><head><meta charset="utf-8">'
+            f"<title>{_html.escape(title)}</title>{styles}</head>\n<body{attrs}>{clean_html(inner)}</body></html>\n")
+
+
+def styles_of(page: str) -> list[str]:
+    """The text of every <style> element of a page (the course's own template, read once by its writer)."""
+    from bleach._vendor import html5lib
+
+    root = html5lib.parse(page, treebuilder="etree", namespaceHTMLElements=False)
+    return [el.text or "" for el in root.iter() if _local(el.tag) == "style"]
