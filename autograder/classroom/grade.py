@@ -7,6 +7,9 @@ and the gradebook. The CSV is rewritten atomically after every notebook, so a ki
 re-run skips notebooks whose file hash already has a row (unless `force`). Each row keeps its per-cell
 scores, so the gradebook is rebuilt from the CSV after every run, and what graders wrote there (points,
 comments) comes back into the rows and the feedback, without regrading anything.
+
+Names are data: one hand-in whose name no file, page or figure can take costs its own row a status, never the
+batch (a worker's failure becomes that row's status), and every cell goes through scores.csv_cell.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from autograder.classroom import assignments, late, scores, summary
+from autograder.classroom import jobs as _jobs
 from autograder.classroom.jobs import FIELDS, Job, discover, grade_one, sha
 from autograder.course import ROOT, GradingInputError, pin_threads
 
@@ -41,7 +45,8 @@ def _read_ours(out: Path) -> list[dict] | None:
             reader = csv.DictReader(f)
             if not OURS <= set(reader.fieldnames or ()):
                 return None
-            return [{k: (v if v is not None else "") for k, v in r.items() if k in FIELDS} for r in reader]
+            return [{k: scores.from_csv_cell(v if v is not None else "") for k, v in r.items() if k in FIELDS}
+                    for r in reader]
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
 
@@ -62,12 +67,12 @@ def choose_output(out: Path) -> tuple[Path, list[dict]]:
 
 
 def _write_csv(out: Path, rows: list[dict]) -> None:
-    rows = sorted(rows, key=lambda r: (r["student"], r["assignment"], r["notebook"]))
+    rows = sorted(rows, key=_key)
     tmp = out.with_name(out.name + ".tmp")
     with tmp.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
         w.writeheader()
-        w.writerows(rows)
+        w.writerows({k: scores.csv_cell(r.get(k, "")) for k in FIELDS} for r in rows)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, out)
@@ -80,14 +85,23 @@ def _grade_locally(todo: list[Job], workers: int, feedback: Path | None, timeout
     # No max_tasks_per_child: on Python 3.11 the pool hangs once the workers have been replaced (a
     # 200-student load run stopped at exactly 2 x max_tasks_per_child notebooks).
     with ProcessPoolExecutor(max_workers=max(1, workers), initializer=_worker_init, initargs=(threads,)) as pool:
-        futures = [pool.submit(grade_one, job, str(feedback) if feedback else None, timeout,
-                               None, str(autograded) if autograded else None) for job in todo]
+        futures = {pool.submit(grade_one, job, str(feedback) if feedback else None, timeout,
+                               None, str(autograded) if autograded else None): job for job in todo}
         for fut in as_completed(futures):
-            yield fut.result()
+            try:
+                yield fut.result()
+            except Exception as e:  # the worker failed past grade_one's own handling (a file it wrote): this row only
+                job = futures[fut]
+                yield _jobs.row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}")
 
 
 def _key(r: dict) -> tuple:
-    return (r["student"], r["assignment"], r["notebook"])
+    """A row's identity, as the CSV holds it (a name that was not UTF-8 reads back escaped)."""
+    return tuple(scores.as_text(r[k]) for k in ("student", "assignment", "notebook"))
+
+
+def _job_key(job: Job) -> tuple:
+    return tuple(scores.as_text(v) for v in (job.student, job.tier, job.path.stem))
 
 
 def _shown(r: dict) -> tuple:
@@ -109,8 +123,13 @@ def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path 
         if shown.get(key) == _shown(r) or nb_path is None or not nb_path.exists():
             continue
         flags = [f for f in (r.get("flags") or "").split(" | ") if f]
-        write_whole(page(nbformat.read(str(nb_path), 4), r, flags),
-                    feedback / r["student"] / r["assignment"] / f"{r['notebook']}.html")
+        try:
+            write_whole(page(nbformat.read(str(nb_path), 4), r, flags),
+                        feedback / r["student"] / r["assignment"] / f"{r['notebook']}.html")
+        except Exception as e:  # one page that cannot be written again keeps its last version
+            print(f"feedback: {summary.printable(r['student'])}/{summary.printable(r['notebook'])}: not "
+                  f"rewritten ({type(e).__name__})", file=sys.stderr)
+            continue
         n += 1
     return n
 
@@ -140,12 +159,12 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     out, previous = choose_output(out)
     by_hash = {(*_key(r), r["sha256"]): r for r in previous}
     rows = {_key(r): r for r in previous}
-    selected = {(j.student, j.tier, j.path.stem) for j in jobs} | {_key(r) for r in strays}
+    selected = {_job_key(j) for j in jobs} | {_key(r) for r in strays}
     for key in [k for k in rows if k not in selected and _in_scope(k, assignment, students)]:
         del rows[key]  # a hand-in that is gone, within what this run looks at
     skipped, todo = 0, []
     for job in jobs:
-        key = (job.student, job.tier, job.path.stem, sha(job.path))
+        key = (*_job_key(job), sha(job.path))
         if key in by_hash and not force:
             skipped += 1
         else:
@@ -187,8 +206,11 @@ def _settle(rows: dict, submitted: Path, gradebook: str | None) -> None:
     penalize = late.penalize(root if (root / "nbgrader_config.py").exists() else ROOT)
     for r in rows.values():
         if r.get("cells") or r.get("manual"):
-            late.stamp(r, submitted / r["student"] / r["assignment"] / f"{r['notebook']}.ipynb",
-                       due.get(r["assignment"]))
+            try:
+                late.stamp(r, submitted / r["student"] / r["assignment"] / f"{r['notebook']}.ipynb",
+                           due.get(r["assignment"]))
+            except (OSError, ValueError):  # a name no path can take: no time, as for a missing timestamp
+                r["submitted_at"], r["seconds_late"] = "", ""
     if gradebook:
         from autograder.classroom.gradebook import record_grades
 

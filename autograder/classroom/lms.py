@@ -5,7 +5,8 @@ grades; Moodle's import maps one of them to its users).
 A student is a folder name in grades.csv. It is matched against the roster's identities (Canvas: SIS Login
 ID, SIS User ID, ID; Moodle: Username, ID number, Email address), exactly or as the part of an address
 before its @, case aside. Students the roster lacks are returned, so the caller can list them: never dropped
-silently. Reads only the columns grades.csv has always had; any others are ignored.
+silently. Reads only the columns grades.csv has always had; any others are ignored. Names are data: every
+cell is written through scores.csv_cell (no spreadsheet formula), and read back through its inverse.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from autograder.classroom.scores import csv_row, from_csv_cell
+from autograder.classroom.summary import printable
 from autograder.course import GradingInputError
 
 IDENTITY = {
@@ -31,7 +34,7 @@ def read_csv(path: Path) -> list[dict]:
         raise GradingInputError(f"{path}: no such file")
     with path.open(newline="", encoding="utf-8-sig") as f:  # spreadsheet exports often start with a BOM
         rows = list(csv.DictReader(f))
-    return [{(k or "").strip(): (v or "").strip() for k, v in r.items()} for r in rows]
+    return [{from_csv_cell((k or "").strip()): from_csv_cell((v or "").strip()) for k, v in r.items()} for r in rows]
 
 
 def _keys(value: str) -> set[str]:
@@ -80,7 +83,8 @@ def number(text) -> float:
 
 
 def export(grades_csv: Path, roster_csv: Path, out: Path, lms: str, per_notebook: bool = False) -> list[str]:
-    """Writes `out`; returns the students of grades.csv that the roster does not have."""
+    """Writes `out`; returns the students of grades.csv that the roster does not have, as a terminal may show
+    them (summary.printable)."""
     grades = read_csv(grades_csv)
     missing = {"student", "assignment", "notebook", "score", "max_score"} - set(grades[0] if grades else {})
     if grades and missing:
@@ -95,11 +99,11 @@ def export(grades_csv: Path, roster_csv: Path, out: Path, lms: str, per_notebook
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(identity + list(possible))
+        w.writerow(csv_row(identity + list(possible)))
         if lms == "canvas":
-            w.writerow([POINTS_POSSIBLE] + [""] * (len(identity) - 1) + [f"{p:g}" for p in possible.values()])
+            w.writerow(csv_row([POINTS_POSSIBLE] + [""] * (len(identity) - 1) + [f"{p:g}" for p in possible.values()]))
         for student in sorted(matched):
             r = matched[student]
-            w.writerow([r.get(c, "") for c in identity]
-                       + [f"{earned[(student, col)]:g}" if (student, col) in earned else "" for col in possible])
-    return sorted(students - matched.keys())
+            w.writerow(csv_row([r.get(c, "") for c in identity]
+                               + [f"{earned[(student, col)]:g}" if (student, col) in earned else "" for col in possible]))
+    return [printable(s) for s in sorted(students - matched.keys())]

@@ -8,11 +8,49 @@ Columns (grades.csv, shared with the platform adapters; columns are only ever ad
 - `comments`: the grader's comments, `grade_id: text` joined by ` | `;
 - `late_penalty`: points taken off for lateness (nbgrader's late-submission plugin);
 - `score` and `max_score`: the totals of all of it; `manual_pending`: written answers still awaiting a grader.
+
+Every CSV the course writes (grades.csv, the LMS files) writes its cells through `csv_cell`: names are data,
+and a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return (CSV
+injection), so such a text is written after a single quote (OWASP's rule); a plain number stays a number.
+`from_csv_cell` undoes it, so a name reads back as it was.
 """
 
 from __future__ import annotations
 
+import re
+
 PENDING, UNANSWERED = "?", "-"
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def as_text(value) -> str:
+    """Text a UTF-8 file can hold: bytes a file name had that are not UTF-8 (lone surrogates, as Python reads
+    them) are written as \\udcNN, so a name never stops a file from being written."""
+    text = value if isinstance(value, str) else str(value)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _runs(text: str) -> bool:
+    """Whether a spreadsheet would read this cell as a formula (or it is already one quoted by csv_cell)."""
+    if text[:1] == "'":
+        return _runs(text[1:])
+    return text[:1] in FORMULA_START and not _NUMBER.fullmatch(text)
+
+
+def csv_cell(value) -> str:
+    """A cell as every CSV of the course writes it: quoted against formulas, a number left as it is."""
+    text = as_text(value)
+    return "'" + text if _runs(text) else text
+
+
+def from_csv_cell(text: str) -> str:
+    """A cell as it was before csv_cell."""
+    return text[1:] if text[:1] == "'" and _runs(text[1:]) else text
+
+
+def csv_row(values) -> list[str]:
+    return [csv_cell(v) for v in values]
 
 
 def cell_points(row: dict) -> dict[str, float]:

@@ -1,9 +1,24 @@
 """What a batch did, said at its end: graded, skipped (already graded), faulted, flagged, and the class mean
-per notebook over every graded row of the CSV."""
+per notebook over every graded row of the CSV. Names in it are a hand-in's: `printable` shows their control
+characters (escape sequences, newlines, bidi overrides, bytes that are not UTF-8) escaped, never acted on."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
+
+
+def printable(text) -> str:
+    """A name as a terminal may show it: every control, format or unassigned character (and a lone surrogate,
+    as a file name's non-UTF-8 byte reads) written as a Python escape, the rest as it is."""
+    out = []
+    for ch in str(text):
+        if unicodedata.category(ch)[0] == "C":
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def faulted(row: dict) -> bool:
@@ -35,5 +50,6 @@ def text(graded: list[dict], skipped: int, rows, out, unreadable: int = 0) -> st
     if pending:
         lines.append(f"  {pending} written answer(s) await a grader (formgrader)")
     for (assignment, notebook), (mean, top, n) in means(rows).items():
-        lines.append(f"  class mean {assignment}/{notebook}: {mean:.2f} / {top:g} ({n} student(s))")
+        lines.append(f"  class mean {printable(assignment)}/{printable(notebook)}: {mean:.2f} / {top:g} "
+                     f"({n} student(s))")
     return "\n".join(lines)
