@@ -51,7 +51,7 @@ def match(students: set[str], roster: list[dict], on: tuple[str, ...]) -> dict[s
             for k in _keys(r.get(column, "")):
                 index.setdefault(k, r)
         for s in sorted(students - found.keys()):
-            hit = index.get(s.casefold())
+            hit = index.get(s.strip().casefold())
             if hit is not None:
                 found[s] = hit
     return found
