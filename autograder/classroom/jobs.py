@@ -117,6 +117,18 @@ def row(student, tier, path, score=0.0, max_score=0.0, status="ok", manual=0, fa
     return scores.settle(out) if cells or written else out
 
 
+def source_tier(job: Job) -> str:
+    """The tier of the source a job is graded against: its folder's, or for an assignment of assignments.yaml the
+    tier of its notebook named as the file is. Never read from the hand-in."""
+    if job.tier in TIERS:
+        return job.tier
+    stem = Path(job.path).stem
+    hits = [i.split("/")[0] for i in assignments.load().get(job.tier, []) if i.split("/", 1)[1] == stem]
+    if not hits:
+        raise GradingInputError(f"{job.path}: {stem} is not a notebook of assignment {job.tier}")
+    return hits[0]
+
+
 def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, references: dict | None = None,
               autograded_dir: str | None = None) -> dict:
     """Runs in a worker. Never raises: every failure becomes a status. `references`: reference reports
@@ -127,18 +139,20 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, reference
     from autograder.pipeline.check import grade_notebook
 
     try:
+        # The folder and the file's name say the source; the hand-in's metadata may only agree (handin.source_of).
+        tier = source_tier(job)
         # warm.take gives the kernel started while the last notebook ran (a grading worker enables it)
-        report = grade_notebook(job.path, timeout=timeout, references=references, kernels=warm.take)
+        report = grade_notebook(job.path, timeout=timeout, references=references, kernels=warm.take, tier=tier)
     except GradingInputError as e:
         return row(job.student, job.tier, job.path, status=str(e).split(": ", 1)[-1][:120])
     except Exception as e:  # a crashing kernel or a broken notebook must not stop the batch
         return row(job.student, job.tier, job.path, status=f"grading error: {type(e).__name__}")
-    source_tier, stem = Path(report.source).parts[1], Path(report.source).stem
-    if job.tier in TIERS and source_tier != job.tier:
-        return row(job.student, job.tier, job.path, status=f"a {source_tier} notebook in the {job.tier} folder")
-    if assignments.notebook_id(source_tier, stem) not in assignments.load().get(job.tier, []):
+    src_tier, stem = Path(report.source).parts[1], Path(report.source).stem
+    if job.tier in TIERS and src_tier != job.tier:
+        return row(job.student, job.tier, job.path, status=f"a {src_tier} notebook in the {job.tier} folder")
+    if assignments.notebook_id(src_tier, stem) not in assignments.load().get(job.tier, []):
         return row(job.student, job.tier, job.path,
-                   status=f"{source_tier}/{stem} is not a notebook of assignment {job.tier}")
+                   status=f"{src_tier}/{stem} is not a notebook of assignment {job.tier}")
     failed = " ".join(t.grade_id for t in report.tests if not t.passed)
     per_cell = " ".join(f"{t.grade_id}={0 if report.flags else t.points:g}" for t in report.tests)
     written = scores.format_manual({m.grade_id: (scores.PENDING if m.answered else scores.UNANSWERED, m.max_points)

@@ -50,19 +50,32 @@ class Report:
 
 
 def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None,
-                   kernels=None, progress=None) -> Report:
-    """Raises GradingInputError when the file cannot be graded at all."""
+                   kernels=None, progress=None, tier: str | None = None) -> Report:
+    """Raises GradingInputError when the file cannot be graded at all. `tier`: the class folder's tier, which
+    with the file's name says the source (pipeline.handin.source_of); never the hand-in's metadata alone."""
     submitted = handin.read(path)
-    return grade_submission(submitted, cells.find_source(path, submitted), str(path), timeout, references, kernels,
-                            progress)
+    source = handin.source_of(path, submitted, tier)
+    return grade_submission(submitted, source, str(path), timeout, references, kernels, progress,
+                            is_source=_same_file(path, source))
+
+
+def _same_file(path: Path, source: Path) -> bool:
+    """Whether the file checked is the course's source notebook itself (`check notebooks/junior/01_x.ipynb`):
+    only then may its run stand for the reference run and fill the reference cache."""
+    try:
+        return os.path.samefile(path, source) and not Path(path).is_symlink()
+    except OSError:
+        return False
 
 
 def grade_submission(submitted: NotebookNode, source_path: Path, name: str, timeout: int | None = None,
-                     references: dict | None = None, kernels=None, progress=None) -> Report:
+                     references: dict | None = None, kernels=None, progress=None, is_source: bool = False) -> Report:
     """`references`: reference reports by cache key, computed elsewhere (a cluster's grading process ships
     them to its workers); a source not among them is looked up as usual. `kernels`: a source of started
     kernels for the submission's run (see execute.execute). `progress`: told of each phase and cell as it starts
-    (see execute.execute)."""
+    (see execute.execute). `is_source`: the submission is the source file itself (not a learner's copy of it),
+    so its run is the reference run; a learner's file, even one identical to the source, never writes the
+    reference cache: the reference then runs from the source."""
     # Kernels inherit this: a notebook's self-check cell (template.SELFCHECK) then does nothing while graded.
     os.environ[GRADING_ENV] = "1"
     source = cells.read(source_path)
@@ -72,7 +85,7 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     reference = (references or {}).get(ref.file.stem)
     if reference is None:
         reference = ref.cached()
-    if reference is None and not expected.is_reference(nb, source):
+    if reference is None and not (is_source and expected.is_reference(nb, source)):
         if progress is not None:
             progress({"phase": "reference"})
         reference = ref.reports(source, timeout)
