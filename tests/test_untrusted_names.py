@@ -22,7 +22,8 @@ import pytest
 
 from autograder.classroom import scores
 from autograder.classroom.summary import printable
-from autograder.isolation.sanitize import clean_page
+from autograder.classroom.report_page import STYLE
+from autograder.isolation.sanitize import clean_notebook, clean_page
 from tests.tiny_course import ROOT, cli, make_course, with_answer
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -104,6 +105,24 @@ def test_clean_page_keeps_the_courses_style_and_no_live_link():
     assert "data:image/png;base64,AAAA" in cleaned and "<title>t</title>" in cleaned
 
 
+def test_saved_markdown_renders_no_live_link_anywhere():
+    """The autograded notebook (formgrader and `nbgrader generate_feedback` render it with nbconvert) keeps no
+    Markdown that renders to a link that runs; Markdown without one is kept as it was written."""
+    from nbconvert import HTMLExporter
+    from nbformat.v4 import new_markdown_cell, new_notebook
+
+    benign = "## Answer\n\nThe data: a *tensor* [docs](https://pytorch.org) & `x < y`, $x^2$.\n\n```\ncode\n\nmore\n```"
+    defined = "[x][ref] and [y]\n\n[ref]: javascript:alert('def')\n[y]: <JAVASCRIPT\\:alert('esc')>"
+    nb = new_notebook(cells=[new_markdown_cell(MARKDOWN_ATTACKS), new_markdown_cell(defined),
+                             new_markdown_cell(benign)])
+    clean_notebook(nb)
+    assert nb.cells[2].source == benign
+    page, _ = HTMLExporter().from_notebook_node(nb)
+    body = page.split("<body", 1)[1]
+    assert not live(body), live(body)
+    assert "written answer kept" in body and "<pre><code>code\n\nmore" in body.replace("&#10;", "\n")
+
+
 def test_report_draws_figures_of_any_name(tmp_path):
     """A grades.csv whose notebook names mathtext cannot parse: the report and its figures are drawn."""
     grades = tmp_path / "grades.csv"
@@ -121,7 +140,7 @@ def test_report_draws_figures_of_any_name(tmp_path):
     assert not live(page), live(page)
     assert "not drawn" not in page, "every figure should draw: names are plain text"
     assert "scores_junior.png" in page and len(list(out.glob("scores_*.png"))) == 2
-    assert "border-collapse" in page, "the report's own style is kept"
+    assert f"<style>{STYLE}</style>" in page, "the report's own style is kept, as a style"
     assert "$\\frac{a" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
@@ -172,6 +191,7 @@ def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
     for name in HOSTILE:
         assert [(r["notebook"], r["status"]) for r in by_student[name]] == [("01_tiny", "ok")], name
         assert by_student[name][0]["cells"].startswith("ex1_double_test=2 "), by_student[name]
+    assert all(r["status"] == "ok" for s, rs in by_student.items() if s.startswith("bad\\u") for r in rs)
     stems = {r["notebook"]: r["status"] for r in by_student["names"]}
     assert set(stems) == {*HOSTILE, LONG, "linked"}, "each hand-in its row, whatever its name"
     assert "grading error" not in " ".join(stems.values()), stems
@@ -213,7 +233,7 @@ def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
                            "--submitted", str(sub)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     page = (report / "report.html").read_text()
-    assert not live(page) and "not drawn" not in page and "border-collapse" in page
+    assert not live(page) and "not drawn" not in page and f"<style>{STYLE}</style>" in page
 
     again = cli(tmp_path, "grade", str(sub), "--out", str(out), "--feedback", str(feedback), "--workers", "1")
     assert again.returncode == 0, again.stderr[-3000:]

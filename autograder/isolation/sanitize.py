@@ -59,7 +59,7 @@ SVG_ATTRS = {
 LINK_PROTOCOLS = ("http", "https", "mailto")
 # An SVG in an <img> runs nothing (no script, no outside load), so nbconvert's data:image/svg+xml figures stay.
 IMAGE_PREFIXES = ("data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp", "data:image/svg+xml",
-                  "http:", "https:")
+                  "http:", "https:", "attachment:")  # attachment: a notebook's own image, resolved by the renderer
 
 KEEP = {"text/plain", "text/latex", "image/png", "image/jpeg", "image/gif", "application/json"}
 CLEAN = {"text/html", "text/markdown", "image/svg+xml"}
@@ -105,10 +105,14 @@ def clean_html(html: str) -> str:
 
 
 def clean_notebook(nb):
-    """Every output of every cell cleaned in place (HTML, SVG, JavaScript, widget views); returns nb."""
+    """Every output of every cell cleaned in place (HTML, SVG, JavaScript, widget views); returns nb.
+    Markdown that a renderer would turn into a live link becomes the HTML it renders to, cleaned
+    (`clean_markdown`): formgrader and nbgrader's own feedback render the notebook as it is saved."""
     nb.get("metadata", {}).pop("widgets", None)  # saved widget state: nbconvert would embed its scripts
     for cell in nb.get("cells", []):
-        if cell.get("cell_type") in ("markdown", "raw"):
+        if cell.get("cell_type") == "markdown":
+            cell["source"] = clean_markdown(cell.get("source", ""))
+        elif cell.get("cell_type") == "raw":
             cell["source"] = clean_html(cell.get("source", ""))
         for out in cell.get("outputs", []):
             data = out.get("data")
@@ -120,6 +124,41 @@ def clean_notebook(nb):
                 elif mime not in KEEP:
                     del data[mime]  # JavaScript, widget views, anything a page could run
     return nb
+
+
+def clean_markdown(source) -> str:
+    """Markdown with nothing that runs once rendered. Rendered as nbconvert renders it (formgrader and
+    `nbgrader generate_feedback` use it; JupyterLab reads the same syntax): when the HTML holds nothing the
+    allow-list would remove, the Markdown stays exactly as written; otherwise (a script, a handler, a
+    `[x](javascript:...)`, `<javascript:...>` or entity-encoded link) it becomes that HTML, cleaned, as one
+    line of HTML, which a Markdown renderer shows as it is."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    if not isinstance(source, str):
+        source = "".join(source) if isinstance(source, list) else str(source)
+    if not any(c in source for c in "<&:"):
+        return source  # no tag, no entity, no scheme: nothing a renderer could make run
+    rendered = markdown2html_mistune(source)
+    if not _removes(rendered):
+        return source
+    flat = clean_html(rendered).strip().replace("\r", "").replace("\n", "&#10;")
+    return f'<div class="ptlab-cleaned-markdown">{flat}</div>'
+
+
+def _removes(html: str) -> bool:
+    """Whether the allow-list would remove anything of this fragment (a tag, an attribute, a link)."""
+    from bleach._vendor import html5lib
+
+    root = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el is root:
+            continue
+        tag = _local(el.tag)
+        if tag not in HTML_TAGS | SVG_TAGS:
+            return True
+        if any(not _attribute(tag, _local(name), value) for name, value in el.attrib.items()):
+            return True
+    return False
 
 
 # What a page's body may carry on <body> itself (nbconvert's theme switches); nothing else of the frame.
