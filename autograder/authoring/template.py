@@ -36,6 +36,7 @@ FAST = False  # True in CI: smaller data and fewer steps, same checks
 SEED = 0'''
 
 DERIVED = '''# Derived from the parameters above (papermill injects its values just before this cell).
+import contextlib
 import os
 import random
 
@@ -85,7 +86,183 @@ def _observe(label, value, rtol=1e-4, atol=1e-6):
                 "values": [plain(x) for x in flat[:: max(1, flat.numel() // 1024)].tolist()]}
 
     payload = {"label": label, "value": plain(value), "rtol": rtol, "atol": atol}
-    display({"text/plain": "", "application/vnd.ptlab.observation+json": payload}, raw=True)'''
+    display({"text/plain": "", "application/vnd.ptlab.observation+json": payload}, raw=True)
+
+
+class ByHandError(AssertionError):
+    """The exercise asks for the work by hand, and the answer used what its statement puts off limits."""
+
+
+@contextlib.contextmanager
+def _by_hand(task, *forbidden, autograd=False, launches=None):
+    """Tests run a by-hand answer inside this block; the reference is computed outside it. Off limits here:
+    a plain name ("gelu"): every torch function of that name (torch.X, F.X, Tensor.X, torch.special.X...);
+    a dotted path or an object (a class, a function): it raises; autograd=True: backward, autograd.grad,
+    torch.func's transforms and grad mode; launches=(kernel, n): exactly n launches of that Triton kernel.
+    Every violation is recorded, so an answer that catches the error still fails when the block ends."""
+    import importlib
+    import sys
+    import types
+
+    seen, undo, names, shown = [], [], set(), []
+    home = globals()  # the notebook's namespace: a learner's `from numpy.linalg import norm` binds here
+
+    def bare(name):  # torch.special.erf is named "special_erf", torch.linalg.norm "linalg_norm"
+        name = name.strip("_")
+        for prefix in ("special_", "linalg_", "fft_"):
+            name = name[len(prefix):] if name.startswith(prefix) else name
+        return name
+
+    def fail(said):
+        seen.append(f"this exercise asks for {task} by hand: {said} (not allowed here: {', '.join(shown)})")
+        raise ByHandError(seen[-1])
+
+    def refuse(said):
+        def refused(*args, **kwargs):
+            fail(said)
+        return refused
+
+    def swap(owner, attr, new):  # owner: a namespace dict, or an object whose attribute is replaced
+        own = owner if isinstance(owner, dict) else vars(owner)
+        undo.append((owner, attr, own.get(attr, undo)))  # `undo` marks "not its own attribute"
+        if isinstance(owner, dict):
+            owner[attr] = new
+        else:
+            setattr(owner, attr, new)
+
+    def label(obj):  # its shortest public path: nn.GELU rather than torch.nn.modules.activation.GELU
+        name, parts = obj.__name__, (getattr(obj, "__module__", None) or "").split(".")
+        if vars(torch.nn.functional).get(name) is obj:
+            return "F." + name
+        for i in range(1, len(parts) + 1):
+            if getattr(sys.modules.get(".".join(parts[:i])), "__dict__", {}).get(name) is obj:
+                path = ".".join(parts[:i] + [name])
+                return path.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
+        return name
+
+    def resolve(path):  # None when its module is not installed here (sklearn, triton are optional)
+        parts = path.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for part in parts[i:]:
+                obj = getattr(obj, part, None)
+            return obj
+        return None
+
+    def forbid_class(cls, name):  # also instances made before the block, and subclasses: patch the class
+        methods = ("__call__", "forward", "step", "fit", "predict", "predict_proba", "kneighbors", "transform",
+                   "fit_transform", "score", "sample", "rsample", "log_prob", "cdf", "icdf", "entropy")
+        swap(cls, "__init__", refuse(f"`{name}` was called"))
+        for attr in methods:
+            if any(attr in vars(k) for k in cls.__mro__[:-1]):
+                swap(cls, attr, refuse(f"`{name}{'' if attr == '__call__' else '.' + attr}` was called"))
+
+    def forbid_names():  # torch's own callers too: F.multi_head_attention_forward calls F.scaled_dot_product...
+        for mod_name, mod in list(sys.modules.items()):
+            if mod_name.split(".")[0] == "torch" and isinstance(mod, types.ModuleType):
+                for name in [k for k, v in mod.__dict__.items() if bare(k) in names and callable(v)
+                             and not isinstance(v, type)]:
+                    swap(mod.__dict__, name, refuse(f"`{name}` was called"))
+
+    def forbid_function(fn, said, by_name=True):  # wherever it is bound: its package's modules, the notebook
+        name, top = getattr(fn, "__name__", ""), (getattr(fn, "__module__", None) or "").split(".")[0]
+        if by_name and top in ("torch", ""):
+            names.add(bare(name))  # the mode below sees every alias of a torch function
+        for mod_name, mod in list(sys.modules.items()):
+            same_package = top and isinstance(mod, types.ModuleType) and mod_name.split(".")[0] == top
+            if same_package and mod.__dict__.get(name) is fn:
+                swap(mod.__dict__, name, refuse(said))
+        for key in [k for k, v in home.items() if v is fn]:
+            swap(home, key, refuse(said))
+
+    class Watch(torch.overrides.TorchFunctionMode):
+        """Sees every torch function, Tensor method and module's inner call (nested calls run with the mode
+        popped, so a function is matched by name, whichever alias the learner called)."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "")
+            if bare(name) in names:
+                fail(f"`{name}` was called")
+            if autograd and torch.is_grad_enabled():
+                fail("autograd (grad mode was switched on) was used")
+            return func(*args, **(kwargs or {}))
+
+    class NoEngine:
+        """Stands in for autograd's engine, which every backward pass goes through, however it was reached."""
+
+        def __getattr__(self, attr):
+            fail("autograd (`backward`) was called")
+
+    grad_was = torch.is_grad_enabled()
+    failed = False
+    try:
+        for item in forbidden:
+            shown.append(item if isinstance(item, str) else label(item))
+            if isinstance(item, str) and "." not in item:
+                names.add(bare(item))
+                continue
+            obj = resolve(item) if isinstance(item, str) else item
+            if isinstance(obj, type):
+                forbid_class(obj, shown[-1])
+            elif callable(obj):
+                forbid_function(obj, f"`{shown[-1]}` was called")
+        if autograd:
+            shown.append("autograd")
+            torch._C._set_grad_enabled(False)
+            real_set = torch._C._set_grad_enabled
+
+            def set_grad(mode):
+                if mode:
+                    fail("autograd (`enable_grad` / `set_grad_enabled(True)`) was called")
+                return real_set(mode)
+
+            swap(torch._C, "_set_grad_enabled", set_grad)
+            swap(torch.autograd.variable.Variable, "_execution_engine", NoEngine())
+            swap(torch.Tensor, "backward", refuse("autograd (`backward`) was called"))
+            for path in ("torch.autograd.backward", "torch.autograd.grad", "torch.autograd.functional.jacobian",
+                         "torch.autograd.functional.hessian", "torch.autograd.functional.vjp",
+                         "torch.autograd.functional.jvp", "torch.autograd.functional.hvp",
+                         "torch.autograd.functional.vhp", "torch.func.grad", "torch.func.grad_and_value",
+                         "torch.func.vjp", "torch.func.jvp", "torch.func.jacrev", "torch.func.jacfwd",
+                         "torch.func.hessian", "torch.func.linearize"):
+                fn = resolve(path)
+                if fn is not None:
+                    forbid_function(fn, f"autograd (`{path.rsplit('.', 1)[1]}`) was called", by_name=False)
+        if launches is not None:
+            kernel, want = launches
+            count, real_run = [0], kernel.run
+
+            def run(*args, **kwargs):  # kernel[grid](...) calls kernel.run(..., warmup=False) too
+                if not kwargs.get("warmup"):
+                    count[0] += 1
+                return real_run(*args, **kwargs)
+
+            swap(kernel, "run", run)
+        forbid_names()
+        with Watch() if names or autograd else contextlib.nullcontext():
+            yield
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        for owner, attr, old in reversed(undo):
+            if old is undo:
+                delattr(owner, attr)
+            elif isinstance(owner, dict):
+                owner[attr] = old
+            else:
+                setattr(owner, attr, old)
+        torch._C._set_grad_enabled(grad_was)
+        if seen:
+            raise ByHandError(seen[0])
+        if launches is not None and not failed and count[0] != want:
+            kernel_name = getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "?")
+            times = "one launch" if want == 1 else f"{want} launches"
+            raise ByHandError(f"this exercise asks for {times} of `{kernel_name}`: it was launched {count[0]} "
+                              f"time{'' if count[0] == 1 else 's'}")'''
 
 
 # The last two cells of every notebook: the self-check. Locked (the grader restores them from the source, and

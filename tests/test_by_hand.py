@@ -1,0 +1,400 @@
+"""`_by_hand` (autograder/authoring/template.py, the derived cell): by hand means by hand. An answer that calls
+the library equivalent its statement puts off limits fails with a message that names the exercise and the
+call, whichever alias it used and even when it swallows the error; a by-hand answer passes; everything is as
+it was once the block ends."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from autograder.authoring.template import DERIVED
+
+
+@pytest.fixture(scope="module")
+def ns():
+    """The derived cell run as a notebook runs it: its names in a namespace of their own."""
+    space = {"FAST": True, "DEVICE": "cpu", "SEED": 0, "__name__": "__main__"}
+    exec(compile(DERIVED, "<derived cell>", "exec"), space)
+    return space
+
+
+def refused(ns, call, *args, **kwargs) -> str:
+    """The by-hand message `call` gets inside `_by_hand(*args, **kwargs)`; fails when it gets none."""
+    with pytest.raises(ns["ByHandError"]) as caught:
+        with ns["_by_hand"](*args, **kwargs):
+            call()
+    return str(caught.value)
+
+
+def allowed(ns, call, *args, **kwargs):
+    with ns["_by_hand"](*args, **kwargs):
+        return call()
+
+
+X = torch.randn(4, 6, generator=torch.Generator().manual_seed(0))
+
+
+def gelu_by_hand(x):
+    return 0.5 * x * (1 + torch.erf(x / 2 ** 0.5))
+
+
+def softmax_by_hand(x):
+    e = (x - x.max(dim=-1, keepdim=True).values).exp()
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+# ---- torch functions and modules, by name --------------------------------------------------------------------
+
+GELU_SHORTCUTS = {
+    "F.gelu": lambda: F.gelu(X),
+    "torch._C._nn.gelu": lambda: torch._C._nn.gelu(X),
+    "nn.GELU()": lambda: nn.GELU()(X),
+    "F.gelu under a private name": lambda: (lambda g: g(X))(F.gelu),
+}
+
+
+@pytest.mark.parametrize("shortcut", GELU_SHORTCUTS, ids=list(GELU_SHORTCUTS))
+def test_gelu_by_name_is_caught_whichever_alias(ns, shortcut):
+    msg = refused(ns, GELU_SHORTCUTS[shortcut], "GELU", "gelu")
+    assert msg == "this exercise asks for GELU by hand: `gelu` was called (not allowed here: gelu)"
+
+
+def test_the_message_names_the_task_the_call_and_what_is_off_limits(ns):
+    msg = refused(ns, lambda: F.gelu(X), "GELU", "gelu", nn.GELU)
+    assert msg == "this exercise asks for GELU by hand: `gelu` was called (not allowed here: gelu, nn.GELU)"
+    assert isinstance(ns["ByHandError"](msg), AssertionError)  # a test failure like any other
+
+
+def test_a_module_made_before_the_block_is_caught_when_named_as_a_class(ns):
+    module = nn.GELU()
+    assert "`nn.GELU` was called" in refused(ns, lambda: module(X), "GELU", nn.GELU)
+    assert "`torch.nn.GELU` was called" in refused(ns, lambda: nn.GELU(), "GELU", "torch.nn.GELU")
+    assert torch.equal(module(X), F.gelu(X))  # and works again after
+
+
+SOFTMAX_SHORTCUTS = {
+    "F.softmax": lambda: F.softmax(X, dim=-1),
+    "torch.softmax": lambda: torch.softmax(X, -1),
+    "Tensor.softmax": lambda: X.softmax(-1),
+    "torch.Tensor.softmax unbound": lambda: torch.Tensor.softmax(X, -1),
+    "torch.special.softmax": lambda: torch.special.softmax(X, -1),
+    "torch._softmax": lambda: torch._softmax(X, -1, False),
+    "nn.Softmax": lambda: nn.Softmax(dim=-1)(X),
+}
+
+
+@pytest.mark.parametrize("shortcut", SOFTMAX_SHORTCUTS, ids=list(SOFTMAX_SHORTCUTS))
+def test_softmax_is_caught_through_f_torch_and_tensor(ns, shortcut):
+    msg = refused(ns, SOFTMAX_SHORTCUTS[shortcut], "softmax", "softmax")
+    assert msg.startswith("this exercise asks for softmax by hand: `") and "softmax` was called" in msg
+
+
+def test_a_library_function_that_calls_the_forbidden_one_inside_is_caught(ns):
+    """Nested calls are hidden from a TorchFunctionMode; torch's own modules are patched too."""
+    mha = nn.MultiheadAttention(6, 2, batch_first=True)
+    q = X[None]
+    msg = refused(ns, lambda: mha(q, q, q, need_weights=False), "attention", "scaled_dot_product_attention")
+    assert "`scaled_dot_product_attention` was called" in msg
+    assert "`cross_entropy` was called" in refused(ns, lambda: nn.CrossEntropyLoss()(X, torch.tensor([0, 1, 2, 3])),
+                                                  "cross-entropy", "cross_entropy")
+    assert "`layer_norm` was called" in refused(ns, lambda: nn.LayerNorm(6)(X), "layer norm", "layer_norm")
+    assert "was called" in refused(ns, lambda: F.one_hot(torch.tensor([0, 2]), 3), "one-hot", "one_hot")
+    assert "was called" in refused(ns, lambda: torch.cdist(X, X), "distances", "cdist")
+
+
+def test_a_by_hand_answer_passes_and_matches_the_reference_computed_outside(ns):
+    ref = F.gelu(X)
+    out = allowed(ns, lambda: gelu_by_hand(X), "GELU", "gelu", nn.GELU)
+    torch.testing.assert_close(out, ref)
+    ref = torch.softmax(X, -1)
+    out = allowed(ns, lambda: softmax_by_hand(X), "softmax", "softmax", "log_softmax", nn.Softmax)
+    torch.testing.assert_close(out, ref)
+
+
+# ---- classes and functions by dotted path or by object ------------------------------------------------------
+
+
+def test_an_optimizer_class_is_caught_by_path_by_object_and_on_an_instance_made_before(ns):
+    p = nn.Parameter(torch.ones(3))
+    msg = refused(ns, lambda: torch.optim.Adam([p]), "Adam", "torch.optim.Adam")
+    assert msg == ("this exercise asks for Adam by hand: `torch.optim.Adam` was called "
+                   "(not allowed here: torch.optim.Adam)")
+    assert "`torch.optim.Adam` was called" in refused(ns, lambda: torch.optim.Adam([p]), "Adam", torch.optim.Adam)
+    opt = torch.optim.Adam([p])
+    assert "`torch.optim.Adam.step` was called" in refused(ns, lambda: opt.step(), "Adam", torch.optim.Adam)
+
+    class MyAdam(torch.optim.Adam):
+        pass
+
+    assert "`torch.optim.Adam` was called" in refused(ns, lambda: MyAdam([p]), "Adam", torch.optim.Adam)
+    sgd = allowed(ns, lambda: torch.optim.SGD([p], lr=0.1), "Adam", torch.optim.Adam)  # others are fine
+    assert isinstance(sgd, torch.optim.SGD)
+
+
+def test_scikit_learn_is_caught_by_dotted_path(ns):
+    pytest.importorskip("sklearn")
+    from sklearn.neighbors import KNeighborsClassifier
+
+    fit = lambda: KNeighborsClassifier(1).fit([[0.0], [1.0]], [0, 1])
+    msg = refused(ns, fit, "k-NN", "sklearn.neighbors.KNeighborsClassifier")
+    assert "`sklearn.neighbors.KNeighborsClassifier` was called" in msg
+    knn = fit()
+    assert "KNeighborsClassifier.predict` was called" in refused(
+        ns, lambda: knn.predict([[0.2]]), "k-NN", "sklearn.neighbors.KNeighborsClassifier")
+    assert list(knn.predict([[0.9]])) == [1]
+
+
+def test_a_numpy_function_is_caught_by_path_and_through_an_alias_in_the_notebook(ns):
+    v = np.ones(3)
+    msg = refused(ns, lambda: np.linalg.norm(v), "the norm", "numpy.linalg.norm")
+    assert msg == ("this exercise asks for the norm by hand: `numpy.linalg.norm` was called "
+                   "(not allowed here: numpy.linalg.norm)")
+    ns["npnorm"] = np.linalg.norm  # a learner's `from numpy.linalg import norm as npnorm`
+    try:
+        assert "was called" in refused(ns, lambda: ns["npnorm"](v), "the norm", "numpy.linalg.norm")
+        assert ns["npnorm"] is np.linalg.norm
+    finally:
+        del ns["npnorm"]
+    assert allowed(ns, lambda: float(np.sqrt((v * v).sum())), "the norm", "numpy.linalg.norm") == pytest.approx(3 ** 0.5)
+
+
+def test_a_distribution_is_caught(ns):
+    msg = refused(ns, lambda: torch.distributions.Normal(0.0, 1.0).sample((3,)), "sampling",
+                  "torch.distributions.Normal")
+    assert "`torch.distributions.Normal` was called" in msg
+    normal = torch.distributions.Normal(0.0, 1.0)
+    assert "log_prob" in refused(ns, lambda: normal.log_prob(X), "the log-density", torch.distributions.Normal)
+
+
+def test_a_path_whose_module_is_not_installed_is_skipped(ns):
+    assert allowed(ns, lambda: 3, "x", "no_such_package_here.thing", "torch.no_such_name") == 3
+
+
+# ---- autograd -------------------------------------------------------------------------------------------------
+
+W = torch.randn(3, requires_grad=True)
+
+
+def _enable_grad_backward():
+    with torch.enable_grad():
+        (W * W).sum().backward()
+
+
+AUTOGRAD_SHORTCUTS = {
+    "backward": (lambda: (W * W).sum().backward(), "autograd (`backward`) was called"),
+    "enable_grad then backward": (_enable_grad_backward, "autograd (`enable_grad`"),
+    "set_grad_enabled(True)": (lambda: torch.set_grad_enabled(True), "autograd (`enable_grad`"),
+    "torch._C._set_grad_enabled(True)": (lambda: torch._C._set_grad_enabled(True), "autograd (`enable_grad`"),
+    "autograd.grad": (lambda: torch.autograd.grad((W * W).sum(), W), "autograd ("),
+    "autograd.backward": (lambda: torch.autograd.backward((W * W).sum()), "autograd ("),
+    "torch.func.grad": (lambda: torch.func.grad(lambda t: (t * t).sum())(X), "autograd (`grad`) was called"),
+    "torch.func.jacrev": (lambda: torch.func.jacrev(lambda t: t * t)(X[0]), "autograd (`jacrev`) was called"),
+    "autograd.functional.jacobian": (lambda: torch.autograd.functional.jacobian(lambda t: t * t, X[0]),
+                                     "autograd (`jacobian`) was called"),
+}
+
+
+@pytest.mark.parametrize("shortcut", AUTOGRAD_SHORTCUTS, ids=list(AUTOGRAD_SHORTCUTS))
+def test_autograd_is_caught_in_a_by_hand_gradient(ns, shortcut):
+    call, said = AUTOGRAD_SHORTCUTS[shortcut]
+    msg = refused(ns, call, "the gradient", autograd=True)
+    assert msg.startswith("this exercise asks for the gradient by hand: ") and said in msg, msg
+    assert torch.is_grad_enabled()
+    W.grad = None
+
+
+def test_a_transform_built_before_the_block_is_caught(ns):
+    grad_fn = torch.func.grad(lambda t: (t * t).sum())
+    assert "autograd" in refused(ns, lambda: grad_fn(X), "the gradient", autograd=True)
+
+
+def test_a_by_hand_gradient_passes_and_runs_without_grad_mode(ns):
+    def grad_by_hand(x):
+        assert not torch.is_grad_enabled()
+        return 2 * x
+
+    with torch.enable_grad():
+        x = X.clone().requires_grad_()
+        (x * x).sum().backward()
+        ref = x.grad  # the reference, outside
+    out = allowed(ns, lambda: grad_by_hand(X), "the gradient", autograd=True)
+    torch.testing.assert_close(out, ref)
+    assert torch.is_grad_enabled()
+
+
+# ---- swallowed violations, nesting, restoration ---------------------------------------------------------------
+
+
+def test_a_violation_the_answer_swallows_still_fails(ns):
+    def sneaky():
+        try:
+            return F.gelu(X)
+        except Exception:
+            return gelu_by_hand(X)
+
+    assert "`gelu` was called" in refused(ns, sneaky, "GELU", "gelu")
+
+    def sneaky_adam():
+        try:
+            torch.optim.Adam([nn.Parameter(torch.ones(1))])
+        except BaseException:
+            pass
+
+    assert "`torch.optim.Adam` was called" in refused(ns, sneaky_adam, "Adam", "torch.optim.Adam")
+
+
+def test_a_violation_wins_over_the_error_it_caused(ns):
+    def breaks():
+        try:
+            F.gelu(X)
+        except AssertionError:
+            pass
+        raise ValueError("the learner's own bug, after the shortcut")
+
+    assert "`gelu` was called" in refused(ns, breaks, "GELU", "gelu")
+
+
+def test_blocks_nest(ns):
+    by_hand, error = ns["_by_hand"], ns["ByHandError"]
+    with pytest.raises(error, match="`gelu` was called"):
+        with by_hand("the block", "gelu"):
+            with by_hand("softmax", "softmax"):
+                softmax_by_hand(X)
+                try:
+                    F.gelu(X)  # the outer block's, seen through the inner one
+                except error:
+                    pass
+    with pytest.raises(error, match="`softmax` was called"):
+        with by_hand("the block", "gelu"):
+            with by_hand("softmax", "softmax"):
+                torch.softmax(X, -1)
+
+
+def _state():
+    return {"F.gelu": F.gelu, "torch.softmax": torch.softmax, "F.softmax": F.softmax,
+            "Adam.__init__": torch.optim.Adam.__init__, "Adam.step": torch.optim.Adam.step,
+            "Adam has own __call__": "__call__" in vars(torch.optim.Adam),
+            "np.linalg.norm": np.linalg.norm, "Tensor.backward": torch.Tensor.backward,
+            "autograd.grad": torch.autograd.grad, "func.grad": torch.func.grad,
+            "engine": torch.autograd.variable.Variable._execution_engine,
+            "set_grad": torch._C._set_grad_enabled, "GELU.__init__": nn.GELU.__init__,
+            "GELU own __call__": "__call__" in vars(nn.GELU), "Normal.__init__": torch.distributions.Normal.__init__,
+            "grad mode": torch.is_grad_enabled(), "modes": torch.overrides._get_current_function_mode_stack()}
+
+
+EVERYTHING = ("gelu", "softmax", nn.GELU, "torch.optim.Adam", "numpy.linalg.norm", "torch.distributions.Normal")
+
+
+@pytest.mark.parametrize("ending", ["normally", "by a violation", "by another error"])
+def test_everything_is_restored_however_the_block_ends(ns, ending):
+    before = _state()
+    ref = F.gelu(X)
+    with pytest.raises(Exception) if ending != "normally" else _nothing():
+        with ns["_by_hand"]("everything", *EVERYTHING, autograd=True):
+            if ending == "by a violation":
+                F.gelu(X)
+            elif ending == "by another error":
+                raise KeyError("not a by-hand error")
+    assert _state() == before
+    torch.testing.assert_close(F.gelu(X), ref)  # the reference code is untouched
+    assert nn.GELU()(X).shape == X.shape and torch.optim.Adam([nn.Parameter(torch.ones(1))])
+
+
+def test_another_error_passes_through_unchanged(ns):
+    with pytest.raises(KeyError):
+        with ns["_by_hand"]("GELU", "gelu"):
+            raise KeyError("the learner's bug")
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# ---- kernel launches ------------------------------------------------------------------------------------------
+
+
+class FakeKernel:
+    """Launches like a Triton JIT function: kernel[grid](...) calls kernel.run(..., grid=, warmup=False)."""
+
+    def __init__(self, name="softmax_kernel"):
+        self.__name__ = name
+        self.launched = 0
+
+    def run(self, *args, grid, warmup, **kwargs):
+        self.launched += not warmup
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+def test_exactly_the_launches_the_statement_asks_for(ns):
+    k = FakeKernel()
+    allowed(ns, lambda: k[(4,)](X), "softmax", launches=(k, 1))
+    allowed(ns, lambda: k.run(X, grid=(1,), warmup=False), "softmax", launches=(k, 1))
+    allowed(ns, lambda: (k[(1,)](X), k[(2,)](X)), "softmax", launches=(k, 2))
+    assert k.launched == 4 and "run" not in vars(k)  # counted, and the instance is as it was
+    msg = refused(ns, lambda: torch.softmax(X, -1), "softmax", launches=(k, 1))
+    assert msg == "this exercise asks for one launch of `softmax_kernel`: it was launched 0 times"
+    msg = refused(ns, lambda: (k[(1,)](X), k[(1,)](X)), "softmax", launches=(k, 1))
+    assert msg == "this exercise asks for one launch of `softmax_kernel`: it was launched 2 times"
+    assert "launched 1 time" in refused(ns, lambda: k[(1,)](X), "softmax", launches=(k, 2))
+    assert "launched 0 times" in refused(ns, lambda: k.run(X, grid=(1,), warmup=True), "softmax", launches=(k, 1))
+
+
+def test_a_wrapper_that_calls_torch_instead_of_its_kernel_fails_on_both_counts(ns):
+    k = FakeKernel()
+    msg = refused(ns, lambda: torch.softmax(X, -1), "softmax", "softmax", launches=(k, 1))
+    assert "`softmax` was called" in msg
+
+
+def test_a_real_triton_kernel_is_counted(ns, monkeypatch):
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not installed")
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when a kernel is decorated
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def double_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(y_ptr + offs, 2 * tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    x = torch.arange(10.0, device=dev)
+    y = torch.empty_like(x)
+    allowed(ns, lambda: double_kernel[(1,)](x, y, 10, BLOCK=16), "doubling", "mul", launches=(double_kernel, 1))
+    torch.testing.assert_close(y, 2 * x)
+    msg = refused(ns, lambda: x * 2, "doubling", launches=(double_kernel, 1))
+    assert msg == "this exercise asks for one launch of `double_kernel`: it was launched 0 times"
+    assert "run" not in vars(double_kernel)
+
+
+# ---- where it lives -------------------------------------------------------------------------------------------
+
+
+def test_the_derived_cell_defines_it_with_torch_alone():
+    assert "class ByHandError(AssertionError)" in DERIVED and "def _by_hand(task, *forbidden" in DERIVED
+    assert "import sklearn" not in DERIVED and "import triton" not in DERIVED  # named, imported lazily
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_tensors_are_watched_too(ns):
+    x = torch.randn(64, 128, device="cuda")
+    ref = torch.softmax(x, -1)
+    out = allowed(ns, lambda: softmax_by_hand(x), "softmax", "softmax")
+    torch.testing.assert_close(out, ref)
+    assert "`softmax` was called" in refused(ns, lambda: x.softmax(-1), "softmax", "softmax")
+    assert "autograd" in refused(ns, lambda: (x.requires_grad_() * 2).sum().backward(), "the gradient",
+                                 autograd=True)
