@@ -398,3 +398,26 @@ def test_cuda_tensors_are_watched_too(ns):
     assert "`softmax` was called" in refused(ns, lambda: x.softmax(-1), "softmax", "softmax")
     assert "autograd" in refused(ns, lambda: (x.requires_grad_() * 2).sum().backward(), "the gradient",
                                  autograd=True)
+
+
+def test_refresh_brings_a_stale_derived_cell_up_to_date_and_lint_then_passes_it(tmp_path):
+    import nbformat
+
+    from autograder.authoring.build import build, refresh, refresh_file
+    from autograder.authoring.lint import lint_notebook
+    from tests.tiny_course import HERE
+
+    nb = build((HERE / "fixtures" / "tiny.py").read_text(), "01_tiny")
+    derived = next(c for c in nb.cells if c.get("id") == "derived")
+    meta = dict(derived.metadata)
+    derived.source = DERIVED.partition("\n\n\nclass ByHandError")[0]  # a notebook from before _by_hand
+    path = tmp_path / "junior" / "01_tiny.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nb, str(path))
+    assert any("differs from the course's derived cell" in p for p in lint_notebook(path))
+    assert refresh_file(path) and not refresh_file(path)
+    fresh = nbformat.read(str(path), 4)
+    cell = next(c for c in fresh.cells if c.get("id") == "derived")
+    assert cell.source == DERIVED and cell.metadata == meta
+    assert not [p for p in lint_notebook(path) if "derived" in p]
+    assert not refresh(fresh)

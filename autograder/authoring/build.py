@@ -1,6 +1,7 @@
 """Build a course notebook from the text format (text_format.py): the fixed cells every notebook starts and
 ends with (title and badge, setup, parameters, derived; the self-check), nbgrader metadata per role, stable
-cell ids. Also `refresh`, which brings the fixed self-check cells of existing notebooks up to date."""
+cell ids. Also `refresh`, which brings the fixed cells of existing notebooks up to date (the derived cell and
+the self-check cells)."""
 
 from __future__ import annotations
 
@@ -79,8 +80,13 @@ def selfcheck_cells() -> list[NotebookNode]:
 
 
 def refresh(nb: NotebookNode) -> bool:
-    """Put the current self-check cells at the end of a notebook, replacing older ones; True when it changed."""
+    """Bring the course's fixed cells of a notebook up to date: the derived cell's source (it holds the helpers
+    the tests use, _observe and _by_hand) and the self-check cells at the end, replacing older ones; its other
+    cells, ids and metadata are kept. True when it changed."""
     kept = [c for c in nb.cells if grade_id(c) not in template.SELFCHECK_IDS]
+    for i, cell in enumerate(kept):
+        if grade_id(cell) == "derived" and cell.source != template.DERIVED:
+            kept[i] = NotebookNode(dict(cell, source=template.DERIVED))
     fresh = kept + selfcheck_cells()
     if [(c.cell_type, c.source, c.metadata, c.get("id")) for c in fresh] == \
             [(c.cell_type, c.source, c.metadata, c.get("id")) for c in nb.cells]:
