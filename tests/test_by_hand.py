@@ -421,3 +421,52 @@ def test_refresh_brings_a_stale_derived_cell_up_to_date_and_lint_then_passes_it(
     assert cell.source == DERIVED and cell.metadata == meta
     assert not [p for p in lint_notebook(path) if "derived" in p]
     assert not refresh(fresh)
+
+
+# ---- the tamper scan: an answer may call the helpers, never replace them ---------------------------------------
+
+TAMPERS = [
+    "_by_hand = lambda *a, **k: contextlib.nullcontext()",
+    "def _by_hand(*args, **kwargs):\n    pass",
+    "class ByHandError(Exception):\n    pass",
+    "from contextlib import nullcontext as _by_hand",
+    "global _observe\n_observe = print",
+    "del _by_hand",
+    "_by_hand.__wrapped__ = None",
+    "ByHandError.__init__ = None",
+    "setattr(_by_hand, '__wrapped__', None)",
+    "for _observe in []:\n    pass",
+    "with open('x') as _by_hand:\n    pass",
+    "try:\n    pass\nexcept Exception as ByHandError:\n    pass",
+    "vars()['_by_hand'] = None",
+    "with torch._C.DisableTorchFunction():\n    y = torch.softmax(x, -1)",
+    "from torch._C import DisableTorchFunction",
+    "torch.overrides._pop_mode()",
+    "contextlib.contextmanager = None",
+]
+FINE = [
+    "try:\n    y = f(x)\nexcept ByHandError:\n    y = 0",
+    "with _by_hand('x', 'gelu'):\n    y = 1",
+    "_observe('a', 1)",
+    "by_hand = 3\nobserve = 2",
+    "class MyError(ByHandError):\n    pass",
+    "with torch._C.DisableTorchFunctionSubclass():\n    pass",
+]
+
+
+@pytest.mark.parametrize("code", TAMPERS)
+def test_the_tamper_scan_flags_an_answer_that_replaces_a_test_helper(code):
+    import ast
+
+    from autograder.pipeline.tamper import _scan
+
+    assert _scan(ast.parse(code)), code
+
+
+@pytest.mark.parametrize("code", FINE)
+def test_the_tamper_scan_lets_an_answer_use_the_helpers(code):
+    import ast
+
+    from autograder.pipeline.tamper import _scan
+
+    assert _scan(ast.parse(code)) == [], code

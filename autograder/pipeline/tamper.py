@@ -8,7 +8,9 @@ reach, and those are what this scan looks for in the cells a learner wrote (answ
 - the interpreter's and the kernel's hooks and internals (sys.modules, excepthook, settrace, IPython,
   ipykernel, zmq, jupyter_client, gc, ctypes, frames);
 - dynamic code and names that hide the above from a reader (exec, eval, compile, __import__, importlib,
-  getattr/setattr/delattr with a computed name on a module).
+  getattr/setattr/delattr with a computed name on a module);
+- the course's own test helpers from the derived cell (_observe, _by_hand, ByHandError): rebinding, patching or
+  deleting them, and switching off the torch function modes that _by_hand watches torch calls with.
 
 A flagged notebook keeps its autograded score but is marked for review, in `check`, in the CSV and in the
 feedback, with the line and the reason. The scan is static, so it never runs student code.
@@ -31,6 +33,11 @@ SYS_ATTRS = {"modules", "excepthook", "displayhook", "settrace", "setprofile", "
 DISPLAY_MODULES = {"IPython.display"}  # what an answer may import from IPython (see _displays_only)
 DYNAMIC = {"exec", "eval", "compile", "__import__", "globals", "get_ipython", "breakpoint"}
 OK_OWNERS = {"self", "cls", "ctx"}
+# What the derived cell (authoring/template.py) gives the tests; an answer may call them, never replace them.
+HELPERS = {"_observe", "_by_hand", "ByHandError"}
+# What switches off or unwinds the TorchFunctionMode _by_hand watches torch calls with.
+MODE_OFF = {"DisableTorchFunction", "_disable_torch_function", "_pop_torch_function_stack", "_pop_mode",
+            "_pop_mode_temporarily", "_set_torch_function_mode"}
 # Settings an answer may legitimately change (reproducibility, determinism).
 OK_TARGETS = ("torch.backends.", "os.environ")
 
@@ -55,7 +62,8 @@ def _scan(tree: ast.AST) -> list[tuple[int, str]]:
             for n in names:
                 if n.split(".")[0] in REACH_MODULES:
                     found.append((node.lineno, f"imports {n}, which reaches into the kernel or interpreter"))
-    modules |= {"torch", "np", "numpy", "nn", "F", "sys", "os", "math", "random"}
+    modules |= {"torch", "np", "numpy", "nn", "F", "sys", "os", "math", "random", "contextlib"}
+    found += _helpers(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -84,6 +92,45 @@ def _scan(tree: ast.AST) -> list[tuple[int, str]]:
                     found.append((node.lineno, f"calls {name}() on the module {owner.id!r}"))
                 elif name == "getattr" and on_module and computed and owner.id in ("sys", "builtins"):
                     found.append((node.lineno, f"looks up a computed name on {owner.id!r}"))
+    return found
+
+
+def _helpers(tree: ast.AST) -> list[tuple[int, str]]:
+    """Rebinding, patching or deleting a test helper (HELPERS), or switching torch function modes off."""
+    found: list[tuple[int, str]] = []
+
+    def root(node: ast.AST) -> ast.AST:
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return node
+
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]  # =, +=, for, with ... as, :=, del, comprehension targets
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(root(node), ast.Name):
+            names = [root(node).id]  # _by_hand.__wrapped__ = ..., del ByHandError.__init__
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = node.names
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names = [node.name]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args \
+                and node.func.id in ("setattr", "delattr") and isinstance(node.args[0], ast.Name):
+            names = [node.args[0].id]
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                and node.value.func.id in ("vars", "locals") and not node.value.args:
+            found.append((node.lineno, f"writes into {node.value.func.id}() (the notebook's namespace)"))
+        for name in sorted(set(names) & HELPERS):
+            found.append((node.lineno, f"rebinds or patches {name}, which the tests use"))
+        if isinstance(node, ast.Attribute) and node.attr in MODE_OFF or isinstance(node, ast.Name) \
+                and node.id in MODE_OFF or isinstance(node, ast.alias) and node.name.split(".")[-1] in MODE_OFF:
+            found.append((node.lineno, "switches off torch function modes, which the tests watch calls with"))
     return found
 
 
