@@ -22,6 +22,7 @@ import pytest
 
 from autograder.classroom import scores
 from autograder.classroom.summary import printable
+from autograder.course import COURSE
 from autograder.classroom.report_page import STYLE
 from autograder.isolation.sanitize import clean_notebook, clean_page
 from tests.tiny_course import ROOT, cli, make_course, with_answer
@@ -178,9 +179,15 @@ def _class(tmp: Path) -> tuple[Path, int]:
 @pytest.mark.kernel
 def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
     sub, count = _class(tmp_path)
-    out, feedback = tmp_path / "grades.csv", tmp_path / "feedback"
-    done = cli(tmp_path, "grade", str(sub), "--out", str(out), "--feedback", str(feedback), "--workers", "2")
+    out, feedback, db = tmp_path / "grades.csv", tmp_path / "feedback", tmp_path / "gradebook.db"
+    done = cli(tmp_path, "grade", str(sub), "--out", str(out), "--feedback", str(feedback), "--workers", "2",
+               "--gradebook", f"sqlite:///{db}")
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "stay out of the gradebook" in done.stderr, "formgrader shows gradebook ids: only plain ones go in"
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{db}", course_id=COURSE) as gb:
+        assert not {s.id for s in gb.students} - {"names"}, "no hostile name in the gradebook"
     assert not unsafe_cells(out), unsafe_cells(out)
     with out.open(newline="", encoding="utf-8") as f:
         rows = [{k: scores.from_csv_cell(v) for k, v in r.items()} for r in csv.DictReader(f)]

@@ -211,12 +211,13 @@ def _settle(rows: dict, submitted: Path, gradebook: str | None) -> None:
                            due.get(r["assignment"]))
             except (OSError, ValueError):  # a name no path can take: no time, as for a missing timestamp
                 r["submitted_at"], r["seconds_late"] = "", ""
+    recorded = lambda r: False  # noqa: E731
     if gradebook:
-        from autograder.classroom.gradebook import record_grades
+        from autograder.classroom.gradebook import plain_id, record_grades
 
         record_grades(gradebook, list(rows.values()), due, penalize)
-        return
+        recorded = lambda r: plain_id(r["student"])  # noqa: E731  the gradebook settled these
     for r in rows.values():
-        if r.get("cells") or r.get("manual"):
+        if (r.get("cells") or r.get("manual")) and not recorded(r):
             penalize(r)
             scores.settle(r)

@@ -9,11 +9,17 @@ blank ("No response."); a grader's points are never overwritten.
 
 A SQLite gradebook is written whole or not at all: the scores go into a copy, which replaces the original
 with one rename. If someone else (formgrader) changed the original meanwhile, the copy is remade from it,
-so their writes are never overwritten. Writing is idempotent: the same rows twice give the same book."""
+so their writes are never overwritten. Writing is idempotent: the same rows twice give the same book.
+
+A student's folder name becomes their gradebook id, which formgrader shows in its pages and `nbgrader export`
+writes into a CSV: a name that is not a plain id (letters, digits, `_ . @ + -` and inner spaces, not
+starting with a formula character, at most 128 characters) stays out of the gradebook, said once on stderr;
+its row in grades.csv keeps its grade."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import warnings
@@ -22,6 +28,14 @@ from pathlib import Path
 from autograder.classroom import assignments, scores
 from autograder.course import COURSE
 from autograder.pipeline import cells
+
+
+PLAIN_ID = re.compile(r"(?![=+@-])[\w.@+-](?:[\w.@+ -]{0,126}[\w.@+-])?")
+
+
+def plain_id(student: str) -> bool:
+    """Whether a student folder's name can be a gradebook id: shown by formgrader, exported by nbgrader."""
+    return bool(PLAIN_ID.fullmatch(student))
 
 
 class GradebookError(RuntimeError):
@@ -115,7 +129,13 @@ def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
     from nbgrader.utils import parse_utc
 
     _quiet()
-    graded = [r for r in rows if r.get("cells") or r.get("manual")]
+    graded = [r for r in rows if (r.get("cells") or r.get("manual")) and plain_id(r["student"])]
+    left_out = sorted({r["student"] for r in rows if (r.get("cells") or r.get("manual")) and not plain_id(r["student"])})
+    if left_out:
+        from autograder.classroom.summary import printable
+
+        print(f"gradebook: {len(left_out)} student name(s) are not plain ids, so they stay out of the gradebook "
+              f"(their grades are in the CSV): {', '.join(printable(s)[:80] for s in left_out)}", file=sys.stderr)
     known = assignments.load()
     for name in sorted({r["assignment"] for r in graded}):
         _structure(db_url, name, due.get(name))
