@@ -470,3 +470,102 @@ def test_the_tamper_scan_lets_an_answer_use_the_helpers(code):
     from autograder.pipeline.tamper import _scan
 
     assert _scan(ast.parse(code)) == [], code
+
+
+# ---- end to end: a by-hand exercise graded by the course's grader ---------------------------------------------
+
+BY_HAND_NOTEBOOK = '''# ---
+# title: A tiny by-hand notebook
+# tier: junior
+# ---
+# %% [markdown]
+# One exercise that asks for the work by hand.
+# %% [markdown]
+# **Exercise 1.** Write GELU by hand, from its formula, without calling `F.gelu` or `nn.GELU`.
+# %% [solution] id=ex1_gelu
+import math
+
+import torch
+
+
+def gelu_by_hand(x):
+    ### BEGIN SOLUTION
+    return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
+    ### END SOLUTION
+# %% [test] id=ex1_gelu_test points=2 topics=J01
+import torch.nn.functional as F
+
+x = torch.linspace(-3, 3, 13)
+ref = F.gelu(x)  # the reference, outside the block
+with _by_hand("GELU", "gelu", torch.nn.GELU):
+    out = gelu_by_hand(x)
+assert torch.allclose(out, ref, atol=1e-6), "gelu_by_hand should match GELU's formula"
+### BEGIN HIDDEN TESTS
+x2 = torch.randn(5, 7, generator=torch.Generator().manual_seed(1))
+with _by_hand("GELU", "gelu", torch.nn.GELU):
+    out2 = gelu_by_hand(x2)
+_observe("gelu by hand on new inputs", out2)
+### END HIDDEN TESTS
+# %% [markdown]
+# **Follow-up.** What would break if `x` were an integer tensor?
+'''
+
+BY_HAND_ANSWERS = {
+    "shortcut": "import torch.nn.functional as F\n\ndef gelu_by_hand(x):\n    return F.gelu(x)\n",
+    "shortcut behind a try": """import math
+import torch
+from torch.nn.functional import gelu as _g
+
+def gelu_by_hand(x):
+    try:
+        return _g(x)
+    except Exception:
+        return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
+""",
+    "module": "import torch\n\ndef gelu_by_hand(x):\n    return torch.nn.GELU()(x)\n",
+    "by hand, another way": """import math
+import torch
+
+def gelu_by_hand(x):
+    return x * 0.5 * torch.erfc(-x / math.sqrt(2))
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def by_hand_course(tmp_path_factory):
+    import nbformat
+
+    from autograder.authoring.build import build
+
+    src = tmp_path_factory.mktemp("byhand") / "notebooks" / "junior" / "01_tiny_by_hand.ipynb"
+    src.parent.mkdir(parents=True)
+    nbformat.write(build(BY_HAND_NOTEBOOK, src.stem), str(src))
+    return src, nbformat.read(str(src), 4)
+
+
+@pytest.mark.kernel
+def test_the_by_hand_reference_earns_full_marks(by_hand_course):
+    from autograder.pipeline.check import grade_submission, render_table
+
+    src, source = by_hand_course
+    report = grade_submission(source, src, "reference")
+    assert report.score == report.max_score == 2, render_table(report)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("answer", BY_HAND_ANSWERS, ids=list(BY_HAND_ANSWERS))
+def test_a_shortcut_scores_nothing_with_the_by_hand_message_and_a_by_hand_answer_scores_full(by_hand_course,
+                                                                                           answer):
+    from autograder.pipeline.check import grade_submission, render_table
+    from tests.tiny_course import with_answer
+
+    src, source = by_hand_course
+    report = grade_submission(with_answer(source, "ex1_gelu", BY_HAND_ANSWERS[answer]), src, answer)
+    table = render_table(report)
+    if answer == "by hand, another way":
+        assert report.score == report.max_score and report.flags == [], table
+    else:
+        assert report.score == 0, table
+        message = report.tests[0].message
+        assert "this exercise asks for GELU by hand: `" in message and "was called" in message, table
