@@ -91,6 +91,22 @@ def test_printable_escapes_control_characters_only():
     assert printable("Zoë $x$ <b>") == "Zoë $x$ <b>"
 
 
+def test_platform_messages_show_names_escaped(tmp_path):
+    """What Gradescope, PrairieLearn and GitHub Classroom print about a file names it with its control
+    characters escaped (a log or a terminal would act on an escape sequence or a new line)."""
+    from autograder.classroom import verdicts
+
+    src = make_course(tmp_path)
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "\x1b[2J\n::error::evil\r.ipynb").write_text("not json")
+    found, strays = verdicts.grade_folder(folder, [src])
+    text = "\n".join(strays + [line for v in found for line in v.summary()])
+    assert "\x1b" not in text and "\r" not in text and "\n::error" not in text and "evil" in text
+    shown = "\n".join(verdicts.unreadable(folder / "\x1b[31mx\n.ipynb", "x\n.ipynb: bad \x07").summary())
+    assert not any(ch in shown for ch in "\x1b\x07") and shown.count("\n") == 1
+
+
 def test_clean_page_keeps_the_courses_style_and_no_live_link():
     own = "body{color:#222}"
     page = (f"<!DOCTYPE html><html><head><title>t</title><style>{own}</style><style>body{{display:none}}</style>"

@@ -5,7 +5,8 @@ from these, and all of them grade through `pipeline.check.grade_notebook`, the p
 
 A message is the first line `score.failure_message` or the reference comparison gives, as `check` prints
 it: never a hidden test's source or a traceback. A flagged notebook earns nothing until a person has
-looked, as in grades.csv (jobs.row).
+looked, as in grades.csv (jobs.row). A file's name in a message is the learner's: shown with its control
+characters escaped (summary.printable), as a platform prints it to a log or a terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.classroom.summary import printable
 from autograder.course import SOURCE_DIR, GradingInputError, source_notebooks
 from autograder.pipeline import cells
 
@@ -88,9 +90,9 @@ def grade_file(path: Path, source: Path, timeout: int | None = None) -> Verdict:
     try:
         report = grade_notebook(path, timeout=timeout)
     except GradingInputError as e:
-        return ungraded(source, f"{path.name}: {str(e).split(': ', 1)[-1]}")
+        return ungraded(source, printable(f"{path.name}: {str(e).split(': ', 1)[-1]}"))
     except Exception as e:  # a crashing kernel or a broken notebook must not crash the platform's job
-        return ungraded(source, f"{path.name}: grading error ({type(e).__name__})")
+        return ungraded(source, printable(f"{path.name}: grading error ({type(e).__name__})"))
     return from_report(report, source.stem)
 
 
@@ -141,9 +143,9 @@ def grade_folder(folder: Path, sources: list[Path], timeout: int | None = None) 
         src, why = _source_of(path, sources)
         rel = path.relative_to(folder)
         if src is None:
-            strays.append(f"{rel}: {why}; ignored")
+            strays.append(printable(f"{rel}: {why}; ignored"))
         elif src in found:
-            strays.append(f"{rel}: a second copy of {src.stem}; graded {found[src].relative_to(folder)}")
+            strays.append(printable(f"{rel}: a second copy of {src.stem}; graded {found[src].relative_to(folder)}"))
         else:
             found[src] = path
     verdicts = []
@@ -161,4 +163,5 @@ def unreadable(path: Path, problem: str) -> Verdict:
     """A hand-in that could not be graded at all, scored out of its source's points where the name says
     which notebook it was meant to be."""
     hits = [p for p in source_notebooks() if p.name == Path(path).name]
-    return ungraded(hits[0], problem) if hits else Verdict(Path(path).stem, problem=problem)
+    problem = printable(problem)
+    return ungraded(hits[0], problem) if hits else Verdict(printable(Path(path).stem), problem=problem)
