@@ -12,23 +12,47 @@ from pathlib import Path
 from autograder.classroom import scores
 
 
-def submitted_at(notebook: Path) -> datetime | None:
-    """The hand-in's time in UTC (naive, as nbgrader keeps it), or None when there is no readable timestamp."""
+TIMESTAMP_BYTES = 1024  # nbgrader writes one line of some 30 bytes
+TIMESTAMP = "timestamp.txt"
+
+
+def read_stamp(notebook: Path) -> tuple[datetime | None, str]:
+    """(the hand-in's time in UTC, naive as nbgrader keeps it, or None; a note when timestamp.txt is there but
+    ignored). Opened as a hand-in is (pipeline.handin.read_bytes): never through a link, in a linked folder or
+    from anything but a regular file (a named pipe is refused, not waited on), and never past a small cap."""
     from nbgrader.utils import parse_utc
 
-    stamp = notebook.parent / "timestamp.txt"
+    from autograder.course import GradingInputError
+    from autograder.pipeline import handin
+
+    folder = Path(notebook).parent
+    if folder.is_symlink() or folder.parent.is_symlink():
+        return None, f"{TIMESTAMP} ignored: in a linked folder"
     try:
-        text = stamp.read_text().strip()
-        return parse_utc(text) if text else None
-    except (OSError, ValueError, OverflowError):
-        return None
+        data = handin.read_bytes(folder / TIMESTAMP, limit=TIMESTAMP_BYTES)
+    except GradingInputError as e:
+        why = str(e).rsplit(f"{TIMESTAMP}: ", 1)[-1]
+        return None, "" if why == "no such file" else f"{TIMESTAMP} ignored: {why}"
+    try:
+        text = data.decode("utf-8").strip()
+        return (parse_utc(text), "") if text else (None, "")
+    except (UnicodeDecodeError, ValueError, OverflowError, TypeError):
+        return None, f"{TIMESTAMP} ignored: not a time"
+
+
+def submitted_at(notebook: Path) -> datetime | None:
+    """The hand-in's time in UTC (naive, as nbgrader keeps it), or None when there is no readable timestamp."""
+    return read_stamp(notebook)[0]
 
 
 def stamp(row: dict, notebook: Path, due: datetime | None) -> dict:
-    """The row's submitted_at and seconds_late columns (changed in place, returned)."""
-    when = submitted_at(notebook)
+    """The row's submitted_at and seconds_late columns (changed in place, returned); a timestamp.txt that is
+    there but ignored says why in the row's status."""
+    when, note = read_stamp(notebook)
     row["submitted_at"] = when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else ""
     row["seconds_late"] = f"{max(0.0, (when - due).total_seconds()):g}" if when and due else ""
+    if note and note not in row.get("status", ""):
+        row["status"] = note if row.get("status", "ok") == "ok" else f"{row['status']}; {note}"[:200]
     return row
 
 
