@@ -569,3 +569,28 @@ def test_a_shortcut_scores_nothing_with_the_by_hand_message_and_a_by_hand_answer
         assert report.score == 0, table
         message = report.tests[0].message
         assert "this exercise asks for GELU by hand: `" in message and "was called" in message, table
+
+
+def test_a_module_first_imported_inside_the_block_keeps_no_raiser(ns, tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "bh_late_module.py").write_text("from torch.nn.functional import softmax\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ns["ByHandError"]):
+        with ns["_by_hand"]("softmax", "softmax"):
+            import bh_late_module
+
+            bh_late_module.softmax(X, -1)
+    try:
+        assert sys.modules["bh_late_module"].softmax is F.softmax
+    finally:
+        del sys.modules["bh_late_module"]
+
+
+def test_a_torch_alias_in_the_notebook_is_caught_and_put_back(ns):
+    ns["sm"] = torch.nn.functional.softmax  # a learner's `from torch.nn.functional import softmax as sm`
+    try:
+        assert "softmax` was called" in refused(ns, lambda: ns["sm"](X, -1), "softmax", "softmax")
+        assert ns["sm"] is F.softmax
+    finally:
+        del ns["sm"]

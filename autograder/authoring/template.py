@@ -104,7 +104,7 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
     import sys
     import types
 
-    seen, undo, names, shown = [], [], set(), []
+    seen, undo, names, shown, planted = [], [], set(), [], {}  # planted: id(raiser) -> (raiser, original)
     home = globals()  # the notebook's namespace: a learner's `from numpy.linalg import norm` binds here
 
     def bare(name):  # torch.special.erf is named "special_erf", torch.linalg.norm "linalg_norm"
@@ -126,6 +126,7 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
         own = owner if isinstance(owner, dict) else vars(owner)
         undo.append((owner, attr, own.get(attr, undo)))  # `undo` marks "not its own attribute"
         if isinstance(owner, dict):
+            planted[id(new)] = (new, owner[attr])
             owner[attr] = new
         else:
             setattr(owner, attr, new)
@@ -166,6 +167,9 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
                 for name in [k for k, v in mod.__dict__.items() if bare(k) in names and callable(v)
                              and not isinstance(v, type)]:
                     swap(mod.__dict__, name, refuse(f"`{name}` was called"))
+        originals = {id(old): old.__name__ for _, old in planted.values() if bare(getattr(old, "__name__", "")) in names}
+        for key in [k for k, v in home.items() if id(v) in originals]:  # `from torch import softmax as sm`
+            swap(home, key, refuse(f"`{originals[id(home[key])]}` was called"))
 
     def forbid_function(fn, said, by_name=True):  # wherever it is bound: its package's modules, the notebook
         name, top = getattr(fn, "__name__", ""), (getattr(fn, "__module__", None) or "").split(".")[0]
@@ -196,7 +200,7 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
         def __getattr__(self, attr):
             fail("autograd (`backward`) was called")
 
-    grad_was = torch.is_grad_enabled()
+    grad_was, modules_before = torch.is_grad_enabled(), set(sys.modules)
     failed = False
     try:
         for item in forbidden:
@@ -255,6 +259,12 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
                 owner[attr] = old
             else:
                 setattr(owner, attr, old)
+        # A module first imported inside the block may have bound a raiser (`from torch import softmax`): put
+        # the original back there too, so nothing outside the block ever meets one.
+        for space in [home] + [vars(m) for k, m in list(sys.modules.items()) if k not in modules_before
+                               and isinstance(m, types.ModuleType)]:
+            for key in [k for k, v in space.items() if id(v) in planted and planted[id(v)][0] is v]:
+                space[key] = planted[id(space[key])][1]
         torch._C._set_grad_enabled(grad_was)
         if seen:
             raise ByHandError(seen[0])
