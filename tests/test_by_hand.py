@@ -594,3 +594,18 @@ def test_a_torch_alias_in_the_notebook_is_caught_and_put_back(ns):
         assert ns["sm"] is F.softmax
     finally:
         del ns["sm"]
+
+
+def test_a_kernel_that_is_not_a_triton_kernel_gets_a_message(ns):
+    def softmax_kernel(x):
+        return x
+
+    msg = refused(ns, lambda: softmax_kernel(X), "softmax", launches=(softmax_kernel, 1))
+    assert msg == ("this exercise asks for a Triton kernel, `softmax_kernel`: it is not one "
+                   "(decorate it with @triton.jit)")
+
+
+def test_vmap_of_a_grad_built_before_the_block_is_caught(ns):
+    per_row = torch.func.vmap(torch.func.grad(lambda t: (t * t).sum()))
+    assert "autograd" in refused(ns, lambda: per_row(X), "the gradient", autograd=True)
+    torch.testing.assert_close(per_row(X), 2 * X)  # and works again after
