@@ -17,6 +17,7 @@ from pathlib import Path
 
 from autograder.classroom import course_copy
 from autograder.classroom.verdicts import Verdict, expected_sources, grade_folder
+from autograder.isolation import sandbox
 
 VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")
 
@@ -71,7 +72,10 @@ def run(root: Path, tier: str, notebooks: list[str] | None, visibility: str, tim
     started = time.monotonic()
     out = Path(root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)
+    # Gradescope's container refuses unshare: the kernels run as users of their own, closed out of these
+    sandbox.guard([out.parent, Path(root) / "submission", Path(root) / "source"])
     verdicts, strays = grade_folder(Path(root) / "submission", expected_sources(tier, notebooks), timeout)
+    strays += sandbox.settle()  # nothing a kernel started is left to touch what is written next
     out.write_text(json.dumps(results(verdicts, strays, visibility, time.monotonic() - started), indent=1))
     return out
 

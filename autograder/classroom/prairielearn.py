@@ -16,6 +16,7 @@ from pathlib import Path
 
 from autograder.classroom import course_copy
 from autograder.classroom.verdicts import Verdict, expected_sources, grade_folder
+from autograder.isolation import sandbox
 
 IMAGE = "ptlab/grader"  # built from the Dockerfile the bundle writes, pushed where PrairieLearn can pull it
 DOCKERFILE = """# The grading image: PrairieLearn's Python grader with the course's environment.
@@ -57,7 +58,10 @@ def results(verdicts: list[Verdict], strays: list[str]) -> dict:
 def run(root: Path, tier: str, notebooks: list[str] | None, timeout: int | None = None) -> Path:
     out = Path(root) / "results" / "results.json"
     out.parent.mkdir(parents=True, exist_ok=True)  # PrairieLearn does not create it
+    # PrairieLearn's container refuses unshare: the kernels run as users of their own, closed out of these
+    sandbox.guard([out.parent, Path(root) / "student", Path(root) / "serverFilesCourse"])
     verdicts, strays = grade_folder(Path(root) / "student", expected_sources(tier, notebooks), timeout)
+    strays += sandbox.settle()  # nothing a kernel started is left to touch what is written next
     out.write_text(json.dumps(results(verdicts, strays), indent=1))
     return out
 

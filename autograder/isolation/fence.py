@@ -95,10 +95,12 @@ def _map_users(pid: int, ready_w: int) -> None:
         return
 
 
-def private_copies(scratch: Path, cmd: list[str]) -> list[str]:
+def private_copies(scratch: Path, cmd: list[str], uid: int | None = None) -> list[str]:
     """The kernel reads its connection file (in the runtime directory, or a temporary file of nbclient's)
-    from its scratch directory: neither of those is in its view."""
-    uid = SANDBOX_UID if as_root() else os.getuid()
+    from its scratch directory: neither of those is in its view. `uid`: the kernel's user, where the grader
+    is root (by default the fenced kernel's, SANDBOX_UID)."""
+    if uid is None:
+        uid = SANDBOX_UID if as_root() else os.getuid()
     out = list(cmd)
     for i, arg in enumerate(cmd):
         if os.path.isabs(arg) and arg.endswith(".json") and Path(arg).parent == scratch and as_root():

@@ -22,6 +22,12 @@ start costs no probe of its own.
 
 Where a mechanism is missing the kernel still runs, and grading says so once (see `status()`).
 
+Where `unshare` is refused (Docker's default seccomp profile: the graders of Gradescope and PrairieLearn) and
+the grader runs as root, the kernel runs as an unprivileged user of its own instead (lone.py): the course,
+the hand-ins and the results are root's and closed to it (the platform adapters call `guard`), its scratch
+directory is all it can write, and every process it starts is killed when it ends, before any result is
+written (`release`, `settle`). `PTLAB_SANDBOX=limits` asks for that mode where unshare would work (tests).
+
 With `--zygote SOCKET` (a fork server of the grading process's, autograder/isolation/zygote.py) the sandbox is built
 the same way, but its init starts no interpreter: a fork of the server, which has torch imported, joins the
 init's namespaces and becomes the kernel, under the same limits, user, capabilities (none) and file system.
@@ -39,24 +45,30 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.isolation import cgroup, environment, fence, limits
+from autograder.isolation import cgroup, environment, fence, limits, lone
 from autograder.isolation.limits import CAP_MARK, MAX_TASKS
 
 # The launch is this module; the parts live beside it: limits.py (the numbers), fence.py (namespaces and the
 # file system), pid1.py (the namespace's init), standin.py (a forked kernel's stand-in), zygote.py (the fork
 # server). MAX_TASKS stays importable from here: tests and the grader's fault messages read it.
-__all__ = ["MAX_TASKS", "enabled", "hit_cap", "launcher", "main", "namespaces_work", "status"]
+__all__ = ["MAX_TASKS", "enabled", "guard", "hit_cap", "launcher", "lone_user", "main", "namespaces_work",
+           "settle", "status"]
 
 
 def enabled() -> bool:
     return os.environ.get("PTLAB_SANDBOX", "1") != "0"
 
 
+def fence_wanted() -> bool:
+    """PTLAB_SANDBOX=limits: no namespaces even where unshare works, as in a platform's container."""
+    return os.environ.get("PTLAB_SANDBOX", "1") != "limits"
+
+
 @functools.lru_cache(maxsize=1)
 def namespaces_work() -> bool:
     """One real fenced start of a trivial command: it must find itself in a PID namespace, under the
     process cap, in a file system without the course, and able to write its scratch directory."""
-    if not shutil.which("unshare"):
+    if not fence_wanted() or not shutil.which("unshare"):
         return False
     here = str(Path(__file__).resolve().parent)
     check = ("import os, resource\n"
@@ -86,9 +98,43 @@ def status() -> str:
                 "kernel (PID namespace), no network, and a file system of the Python environment and its "
                 f"scratch directory only; {memory_mechanism()}; at most {limits.DISK_BYTES / 2**20:g} MB "
                 "written (scratch, /tmp and /dev/shm together)")
-    return ("sandbox: resource limits only (unshare with user, mount, network and PID namespaces is not "
-            "available here): no process cap, processes a submission detaches may outlive it, and student "
-            f"code can read whatever this user can, other hand-ins included; {memory_mechanism()}")
+    if lone_user():
+        return ("sandbox: resource limits and a user of its own (unshare with user, mount, network and PID "
+                "namespaces is refused here, as in Docker's default profile): the kernel runs as an unprivileged "
+                "user that cannot read or write the course, the hand-ins or the results, writes only its scratch "
+                f"directory, starts at most {MAX_TASKS} processes and threads, and every process it starts is "
+                f"killed before results are written; it can reach the network; {memory_mechanism()}")
+    why = ("the grader is not root, so the kernel runs as this user" if not limits.as_root() else
+           f"an unprivileged user cannot start this Python in the temporary folder {tempfile.gettempdir()}, so the "
+           "kernel runs as root")
+    return ("WARNING sandbox: resource limits only (unshare with user, mount, network and PID namespaces is not "
+            f"available here, and {why}): no process cap, processes a submission detaches may outlive it, and "
+            "student code can read and write whatever this user can: the course, other hand-ins and the results "
+            f"included; {memory_mechanism()}")
+
+
+def lone_user() -> bool:
+    """Whether kernels run as users of their own: the grader is root and has no namespaces (lone.py)."""
+    return enabled() and not namespaces_work() and lone.works()
+
+
+def guard(paths: list[str | Path]) -> list[str]:
+    """A platform adapter, before it grades: where kernels run as users of their own, `paths` (its results
+    folder, the hand-ins, the bundle) and the course (the grader's code, the source notebooks, the reference
+    cache) become root's and closed to every other user; elsewhere the fence hides them, or nothing can.
+    Returns the paths it could not close."""
+    if not lone_user():
+        return []
+    from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
+
+    return lone.shield([*paths, ROOT, SOURCE_DIR, CACHE_DIR])
+
+
+def settle() -> list[str]:
+    """A platform adapter, before it writes results: every process of every kernel's own user is gone
+    (killed, and verified in /proc). Returns a line for the results where one would not die."""
+    left = lone.end() if lone_user() else []
+    return [f"the sandbox could not end processes {left} of a kernel"] if left else []
 
 
 def hit_cap(scratch: str | Path) -> bool:
@@ -102,9 +148,10 @@ def launcher(scratch: str, runtime: str) -> list[str]:
 
     fenced = namespaces_work()
     forks = zygote.address() if fenced else None
+    alone = not fenced and lone_user()
     return [sys.executable, "-m", "autograder.isolation.sandbox", "--scratch", scratch, "--runtime", runtime,
             "--grader", str(os.getpid()), *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []),
-            "--"]
+            *(["--lone"] if alone else []), "--"]
 
 
 def memory_mechanism() -> str:
@@ -135,7 +182,9 @@ def stopped_for(scratch: str | Path) -> str | None:
 
 
 def release(scratch: str | Path) -> None:
-    """After the kernel is gone: what the sandbox made outside its scratch directory (the cgroup)."""
+    """After the kernel is gone: what the sandbox made outside its scratch directory (the cgroup), and, for a
+    kernel that ran as a user of its own, every process of that user (killed, and verified gone)."""
+    lone.release(scratch)
     group = cgroup.path_for(scratch)
     if group is not None and group.exists():
         cgroup.remove(group)
@@ -215,6 +264,8 @@ def main(argv: list[str]) -> int:
     if fenced:
         _test_kill_grader("unshare", grader)
         return _supervise(scratch, cmd, grader_fd, memory, terminal)
+    if "--lone" in opts and limits.as_root():
+        return lone.run(scratch, cmd, grader_fd, terminal)
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:
