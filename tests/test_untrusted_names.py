@@ -263,3 +263,34 @@ def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert f"resuming: {count - 1} notebook(s) already graded, 0 to go" in again.stderr, \
         "a hostile name reads back from the CSV as it was written: nothing is graded twice"
+
+
+@pytest.mark.kernel
+def test_the_cluster_grades_every_name_each_on_its_own_row(tmp_path):
+    """On a Dask cluster too: a student folder whose name is not UTF-8 once cancelled every task of the batch
+    (its name was in the task's key, which the scheduler's messages could not carry)."""
+    from ci.bench_cluster import local_cluster
+
+    ref = nbformat.read(str(make_course(tmp_path)), 4)
+    sub = tmp_path / "submitted"
+    names = ['=HYPERLINK("http:evil.example","click")', "new\nline"]
+    for name in names:
+        _hand_in(sub / name / "junior" / "01_tiny.ipynb", ref)
+    try:
+        os.makedirs(os.fsencode(sub) + b"/bad\xff/junior")
+        _hand_in(Path(os.fsdecode(os.fsencode(sub) + b"/bad\xff/junior/01_tiny.ipynb")), ref)
+        names.append("bad\\udcff")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system takes only UTF-8 names")
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), TMPDIR=str(tmp_path / "tmp"))
+    out, feedback = tmp_path / "grades.csv", tmp_path / "feedback"
+    with local_cluster(1, env) as sched_file:
+        done = cli(tmp_path, "grade", str(sub), "--out", str(out), "--feedback", str(feedback),
+                   "--scheduler", str(sched_file))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not unsafe_cells(out), unsafe_cells(out)
+    with out.open(newline="", encoding="utf-8") as f:
+        rows = {scores.from_csv_cell(r["student"]): r for r in csv.DictReader(f)}
+    assert {s: r["status"] for s, r in rows.items()} == {n: "ok" for n in names}
+    assert all(not live(p.read_text(encoding="utf-8")) for p in feedback.rglob("*.html"))
