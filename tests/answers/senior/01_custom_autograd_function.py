@@ -228,3 +228,20 @@ ALT = {
     "ex5_predict": "GRAD_ENABLED_IN_FORWARD = not True\nOUT_REQUIRES_GRAD = bool(0)\n"
                    "INPLACE_RAISES = 1 == 1\nN_BACKWARD_CALLS = int(1.0)\n",
 }
+
+# issue 33: "by hand" is the backward; one that asks autograd for F.linear's gradients is a shortcut.
+WRONG["ex2_linear"].append(("shortcut: backward asks autograd (enable_grad + autograd.grad) for F.linear's gradients", '''
+class LinearFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight, bias)
+        return F.linear(x, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, bias = ctx.saved_tensors
+        with torch.enable_grad():
+            leaves = [t.detach().requires_grad_() for t in (x, weight, bias)]
+            grads = torch.autograd.grad(F.linear(*leaves), leaves, grad_output)
+        return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
+'''))
