@@ -13,7 +13,7 @@ import pytest
 
 from autograder import course
 from autograder.course import GradingInputError
-from autograder.pipeline import cells, expected, handin
+from autograder.pipeline import cells, check, expected, handin
 from autograder.pipeline.cells import kind
 from tests.tiny_course import blank, cli, make_course
 
@@ -85,7 +85,7 @@ def test_source_of_never_follows_the_metadata_out_of_the_listing(here, tmp_path,
     nb = handin.read(path)
     for tier in ("junior", None):
         with pytest.raises(GradingInputError) as e:
-            handin.source_of(path, nb, tier)
+            check.source_of(path, nb, tier)
         assert "Traceback" not in str(e.value)
 
 
@@ -94,19 +94,19 @@ def test_source_of_is_the_course_file_named_by_folder_and_name(here, tmp_path):
     path = tmp_path / "submitted" / "ann" / "junior" / "01_tiny.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(blank(nbformat.read(str(src), 4)), str(path))
-    assert handin.source_of(path, handin.read(path), "junior") == src
-    assert handin.source_of(path, handin.read(path)) == src
+    assert check.source_of(path, handin.read(path), "junior") == src
+    assert check.source_of(path, handin.read(path)) == src
     with pytest.raises(GradingInputError, match="a junior notebook in the mid folder"):
-        handin.source_of(path, handin.read(path), "mid")
+        check.source_of(path, handin.read(path), "mid")
     with pytest.raises(GradingInputError):
-        handin.source_of(path, handin.read(path), "../junior")
+        check.source_of(path, handin.read(path), "../junior")
     # in a class folder the file's name decides: a renamed copy there is no notebook of the tier
     renamed = path.with_name("mine.ipynb")
     renamed.write_bytes(path.read_bytes())
     with pytest.raises(GradingInputError):
-        handin.source_of(renamed, handin.read(renamed), "junior")
+        check.source_of(renamed, handin.read(renamed), "junior")
     # a learner's own check of a renamed copy finds it by the metadata's bare name
-    assert handin.source_of(renamed, handin.read(renamed)) == src
+    assert check.source_of(renamed, handin.read(renamed)) == src
 
 
 def test_metadata_with_no_course_claim_is_graded_by_its_name(here, tmp_path):
@@ -116,7 +116,7 @@ def test_metadata_with_no_course_claim_is_graded_by_its_name(here, tmp_path):
     path = tmp_path / "junior" / "01_tiny.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(nb, str(path))
-    assert handin.source_of(path, handin.read(path), "junior") == src
+    assert check.source_of(path, handin.read(path), "junior") == src
 
 
 # --- grade (the local pool's grade_one) -------------------------------------------------------------------------
@@ -207,8 +207,6 @@ def test_check_server_answers_the_forgery_with_a_status(here, tmp_path):
 def test_a_learners_copy_of_the_source_never_writes_the_reference_cache(here, tmp_path, monkeypatch):
     """Even a hand-in whose cells are the source's own: the reference runs from the course file; only a check
     of the course file itself is the reference run."""
-    from autograder.pipeline import check
-
     tmp, src = here
     copy = tmp_path / "submitted" / "ann" / "junior" / "01_tiny.ipynb"
     copy.parent.mkdir(parents=True)
@@ -276,19 +274,17 @@ def test_a_session_is_graded_against_its_composed_source_never_the_learners_file
     nb = nbformat.read(str(learner), 4)
     nb.metadata["ptlab"] = {"course": course.COURSE, "composed": ident, "mode": mode}
     nbformat.write(nb, str(learner))
-    assert handin.source_of(learner, handin.read(learner)) == stored
+    assert check.source_of(learner, handin.read(learner)) == stored
     # a session id that is a path, or one this course's cache does not hold, is a status
     for bad in [str(learner.with_suffix("")), f"../../{learner.stem}", f"{mode}-20261127-120000-000000", 7]:
         nb.metadata["ptlab"]["composed"] = bad
         nbformat.write(nb, str(learner))
         with pytest.raises(GradingInputError):
-            handin.source_of(learner, handin.read(learner))
+            check.source_of(learner, handin.read(learner))
 
 
 @pytest.mark.parametrize("mode", ["interview", "review"])
 def test_a_session_notebook_copied_to_the_learner_never_fills_the_cache(here, tmp_path, monkeypatch, mode):
-    from autograder.pipeline import check
-
     tmp, src = here
     ident = f"{mode}-20261127-120000-fedcba"
     stored = _session(src, ident)

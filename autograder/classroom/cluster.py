@@ -14,6 +14,7 @@ KilledWorker here, and the notebook is resubmitted under the same count.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import tempfile
 import uuid
@@ -51,6 +52,7 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
 
     from autograder.classroom.jobs import source_tier
     from autograder.pipeline import cells, expected
+    from autograder.pipeline.check import listed
     from autograder.course import GRADING_ENV
 
     os.environ[GRADING_ENV] = "1"  # the reference runs as it does inside a grading worker
@@ -58,7 +60,7 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
     out = {}
     for job in jobs:
         try:  # from the folder and the file's name only: the hand-in is not read here (its worker checks it)
-            source = handin.listed(source_tier(job), job.path.stem)
+            source = listed(source_tier(job), job.path.stem)
         except GradingInputError:
             source = None
         if source is None:
@@ -157,8 +159,10 @@ def grade_on_cluster(address: str, todo: list[Job], feedback: Path | None, timeo
             except (OSError, GradingInputError):
                 unreadable.append(grade_one(job, None, timeout))
                 return None
-            job_id = f"{job.student}/{job.tier}/{job.path.name}"
-            key = f"ptlab-grade-{run}-{job.student}-{job.tier}-{job.path.stem}-{attempt}"
+            # A hash of the names: one that is not UTF-8 would break the scheduler's messages, every task's
+            job_id = hashlib.sha256(f"{job.student}/{job.tier}/{job.path.name}".encode("utf-8", "surrogatepass")
+                                    ).hexdigest()[:32]
+            key = f"ptlab-grade-{run}-{job_id}-{attempt}"
             fut = client.submit(run_task, job.student, job.tier, job.path.name, data, feedback is not None,
                                 timeout, references[job], run, job_id, autograded is not None, key=key, pure=False)
             jobs[fut.key] = (job, job_id, attempt)

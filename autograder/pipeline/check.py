@@ -2,6 +2,13 @@
 
 identify -> assemble -> expectations (the reference's reports) -> execute -> faults -> score -> report.
 The same path grades a whole class (classroom/grade.py).
+
+A hand-in never chooses its source: `source_of` is the one place any grading path (grade, the Dask path,
+check, the platform adapters, interviews and reviews) learns which notebook a hand-in is graded against. It is
+SOURCE_DIR/<tier>/<stem>.ipynb, one of the course's listed notebooks, from the folder's tier and the file's
+name; the metadata may only agree with it (a bare name, a known tier). A path, a `..` or another notebook's
+name in the metadata is a plain status, never a source; and only a check of the course file itself fills the
+reference cache from its run.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder.course import GRADING_ENV
+from autograder.course import GRADING_ENV, TIERS, GradingInputError, source_notebooks
 from autograder.isolation import sandbox
 from autograder.pipeline import cells, expected, faults, handin
 from autograder.pipeline.assemble import assemble
@@ -52,9 +59,9 @@ class Report:
 def grade_notebook(path: Path, timeout: int | None = None, references: dict | None = None,
                    kernels=None, progress=None, tier: str | None = None) -> Report:
     """Raises GradingInputError when the file cannot be graded at all. `tier`: the class folder's tier, which
-    with the file's name says the source (pipeline.handin.source_of); never the hand-in's metadata alone."""
+    with the file's name says the source (source_of); never the hand-in's metadata alone."""
     submitted = handin.read(path)
-    source = handin.source_of(path, submitted, tier)
+    source = source_of(path, submitted, tier)
     return grade_submission(submitted, source, str(path), timeout, references, kernels, progress,
                             is_source=_same_file(path, source))
 
@@ -96,8 +103,80 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     if reference is None:  # this run is the reference run
         reference = ref.remember(executed)
     tests, manual = score(executed, reference)
+    notes += handin.bound_outputs(executed)  # after scoring: what the page and the autograded copy keep
     return Report(name, str(Path(source_path).relative_to(Path(source_path).parents[2])), tests, manual,
                   notes, executed, flags, run_faults)
+
+
+NOT_OURS = "not a notebook of this course (no course metadata, no matching source)"
+FORGED = "its metadata names a source notebook other than its own name; not graded"
+
+
+def listed(tier: object, stem: object) -> Path | None:
+    """SOURCE_DIR/<tier>/<stem>.ipynb when it is one of the course's listed notebooks: compared with the listing,
+    so no text (a path, `..`, an absolute name, a NUL) can reach a file outside it."""
+    if not isinstance(tier, str) or tier not in TIERS or not bare(stem):
+        return None
+    return next((p for p in source_notebooks(tier) if p.name == f"{stem}.ipynb"), None)
+
+
+def bare(name: object) -> bool:
+    """A notebook's stem and nothing else: no folder, no `..`, no absolute path, no control character."""
+    return (isinstance(name, str) and 0 < len(name) <= 200 and name not in (".", "..") and not name.startswith(".")
+            and not any(ch in name for ch in "/\\\0") and name.isprintable())
+
+
+def _claims(nb) -> tuple[object, object] | None:
+    """(tier, notebook) as the hand-in's metadata names them, or None when it names neither."""
+    meta = (nb.get("metadata") or {}).get("ptlab") if isinstance(nb.get("metadata"), dict) else None
+    if not isinstance(meta, dict) or ("tier" not in meta and "notebook" not in meta):
+        return None
+    return meta.get("tier"), meta.get("notebook")
+
+
+def source_of(path: Path, nb, tier: str | None = None) -> Path:
+    """The source notebook a hand-in is graded against; GradingInputError (a plain status) when there is none.
+
+    `tier`: the class folder's tier (grade, the Dask path): the source is SOURCE_DIR/<tier>/<file's stem>.ipynb.
+    Without one (`check`, a platform's submission folder), the tier is the metadata's (a known tier) or the
+    folder's, and a learner's renamed copy (`my copy (2).ipynb`) is found by its metadata's bare stem. Either
+    way the metadata may name only that notebook, by its bare name. An interview's or a review's notebook is
+    graded against its composed source in the course's cache (pipeline/cells.composed_source), never itself.
+    """
+    path = Path(path)
+    meta = (nb.get("metadata") or {}).get("ptlab") if isinstance(nb.get("metadata"), dict) else None
+    if tier is None and isinstance(meta, dict) and meta.get("composed") is not None:
+        composed = cells.composed_source(nb)
+        if composed is None:
+            raise GradingInputError(f"{path}: its metadata names a session that is not one of this course's; "
+                                    "not graded")
+        return composed
+    claims = _claims(nb)
+    if claims is not None and listed(*claims) is None:
+        raise GradingInputError(f"{path}: {FORGED}")
+    stem = path.stem
+    if tier is not None and claims is not None and claims[0] != tier and claims[1] == stem:
+        raise GradingInputError(f"{path}: a {claims[0]} notebook in the {tier} folder")
+    if tier is not None:
+        src = listed(tier, stem)
+        if src is None:
+            raise GradingInputError(f"{path}: not a {tier} notebook of this course (no source named {stem!r})"
+                                    if tier in TIERS else f"{path}: {NOT_OURS}")
+    else:
+        hits = [p for t in TIERS for p in [listed(t, stem)] if p is not None]
+        if claims is not None and len(hits) > 1:
+            hits = [p for p in hits if p.parent.name == claims[0]]
+        if len(hits) > 1:
+            hits = [p for p in hits if p.parent.name == path.parent.name] or hits
+        if len(hits) > 1:
+            raise GradingInputError(f"{path}: {stem} is a notebook of more than one tier; put it in a folder "
+                                    "named after its tier")
+        src = hits[0] if hits else (listed(*claims) if claims is not None else None)  # a renamed copy
+        if src is None:
+            raise GradingInputError(f"{path}: {NOT_OURS}")
+    if claims is not None and (claims[0], claims[1]) != (src.parent.name, src.stem):
+        raise GradingInputError(f"{path}: {FORGED}")
+    return src
 
 
 def render_table(report: Report) -> str:
@@ -122,3 +201,71 @@ def render_table(report: Report) -> str:
 
 def report_json(report: Report) -> str:
     return json.dumps(report.to_json())
+
+
+# The learner's feedback page (classroom/feedback.py renders it): bounded in size and in the time to render it.
+# The hand-in's caps (pipeline/handin.py) already bound what goes in; these say so plainly where a page would
+# still be too big, rather than writing tens of megabytes or holding a grading worker.
+def max_page_bytes() -> int:
+    return int(float(os.environ.get("PTLAB_MAX_PAGE_MB", "8")) * 2**20)
+
+
+def max_render_seconds() -> float:
+    return float(os.environ.get("PTLAB_MAX_RENDER_SECONDS", "60"))
+
+
+class _TooSlow(Exception):
+    pass
+
+
+def page_problem(nb: NotebookNode) -> str | None:
+    """Why a notebook's page would be too big, judged before rendering it (its cells' text and outputs)."""
+    size = sum(handin._length(c.get("source")) + handin._size(c.get("outputs") or [])
+               + handin._size(c.get("attachments") or {}) for c in nb.cells)
+    if size > max_page_bytes():
+        return (f"the feedback page would hold {size / 2**20:.1f} MB of cells and outputs, more than "
+                f"{max_page_bytes() / 2**20:.1f} MB; it was not written")
+    return None
+
+
+def bounded_page(render, nb: NotebookNode, row: dict | None = None) -> str:
+    """render() (the page's HTML) when the page stays within the size and time caps; else a short page that says
+    which cap it passed and the row's score. Checked before rendering (page_problem), timed while rendering
+    (where this is a process's main thread, as in a grading pool's worker: a signal can stop it there), and
+    measured after."""
+    import signal
+    import threading
+
+    why = page_problem(nb)
+    if why is None:
+        seconds = max_render_seconds()
+        timed = threading.current_thread() is threading.main_thread() and seconds > 0
+        if timed:
+            def stop(signum, frame):
+                raise _TooSlow()
+            previous = signal.signal(signal.SIGALRM, stop)
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            html = render()
+        except _TooSlow:
+            html, why = "", f"the feedback page took longer than {seconds:g} s to render; it was not written"
+        finally:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+        if why is None and len(html.encode("utf-8", "replace")) > max_page_bytes():
+            why = (f"the feedback page came to more than {max_page_bytes() / 2**20:.1f} MB; it was not written")
+        if why is None:
+            return html
+    return short_page(why, row)
+
+
+def short_page(why: str, row: dict | None = None) -> str:
+    """The page written in place of one over a cap: the reason and the score, nothing of the notebook."""
+    import html
+
+    score = (f"<p>Score: {html.escape(str(row.get('score', '')))} / {html.escape(str(row.get('max_score', '')))}"
+             "</p>") if row else ""
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Feedback</title></head><body>"
+            f"<h1>Feedback</h1>{score}<p>{html.escape(why)}.</p>"
+            "<p>Ask your instructor for the graded notebook.</p></body></html>\n")

@@ -7,11 +7,8 @@ link is refused where the file is opened (O_NOFOLLOW), and `links_in` finds link
 hand-in, which a walk of the class's folder must refuse too (classroom/jobs.py). Every other file the grader
 reads from a class folder (timestamp.txt) goes through `read_bytes` too, with a cap of its own.
 
-A hand-in never chooses its source: `source_of` is the one place any grading path (grade, the Dask path,
-check, the platform adapters, interviews and reviews) learns which notebook a hand-in is graded against. It is
-SOURCE_DIR/<tier>/<stem>.ipynb, one of the course's listed notebooks, from the folder's tier and the file's
-name; the metadata may only agree with it (a bare name, a known tier). A path, a `..` or a name of another
-notebook in the metadata is a plain status, never a source.
+What a hand-in may hold is bounded too (cells, source, saved outputs: `bulk` and `over_caps`), each a status
+given before any kernel runs. Which source it is graded against is never its own say: pipeline/check.source_of.
 """
 
 from __future__ import annotations
@@ -25,7 +22,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from autograder.course import TIERS, GradingInputError, source_notebooks
+from autograder.course import GradingInputError
 
 LINK = "a symbolic link; not graded"
 NESTED = "not valid JSON: nested too deeply"
@@ -72,6 +69,9 @@ def read_bytes(path: Path, follow_links: bool = False, limit: int | None = None)
 
 
 def parse(data: bytes, path: Path) -> NotebookNode:
+    too_much = bulk(data)  # before a byte is parsed: 200,000 tiny cells are a status in milliseconds
+    if too_much:
+        raise GradingInputError(f"{path}: {too_much}")
     try:
         raw = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -82,12 +82,114 @@ def parse(data: bytes, path: Path) -> NotebookNode:
         raise GradingInputError(f"{path}: not valid JSON (line {e.lineno}: {e.msg})") from None
     if not isinstance(raw, dict) or "cells" not in raw or not isinstance(raw.get("cells"), list):
         raise GradingInputError(f"{path}: JSON, but not a Jupyter notebook (no cell list)")
+    too_much = over_caps(raw["cells"])
+    if too_much:
+        raise GradingInputError(f"{path}: {too_much}")
     try:
         return nbformat.reads(json.dumps(raw), as_version=4)
     except RecursionError:
         raise GradingInputError(f"{path}: {NESTED}") from None
     except Exception as e:  # nbformat raises several types for malformed notebooks
         raise GradingInputError(f"{path}: not a readable notebook ({type(e).__name__})") from None
+
+
+# Bounded work per hand-in: what a notebook may hold before any kernel runs, what its run may print, and the
+# feedback page it becomes. Each is read at each use (an instructor or a test sets them for one run). The course's
+# largest notebook has 61 cells and 58 kB of source: the caps leave a learner room for many cells of their own.
+def _cap(var: str, default: float) -> float:
+    try:
+        return float(os.environ.get(var, default))
+    except ValueError:
+        return float(default)
+
+
+def max_cells() -> int:
+    return int(_cap("PTLAB_MAX_CELLS", 2000))
+
+
+def max_source_bytes() -> int:
+    return int(_cap("PTLAB_MAX_SOURCE_MB", 1) * 2**20)
+
+
+def max_output_bytes() -> int:
+    """The hand-in's saved outputs and attachments, and again everything its graded run printed."""
+    return int(_cap("PTLAB_MAX_OUTPUT_MB", 8) * 2**20)
+
+
+MAX_CONTAINERS = 300_000  # `{` and `[` in the file (the course's largest notebook has 486): each parsed costs ~60 bytes
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.1f} MB"
+
+
+def bulk(data: bytes) -> str | None:
+    """Why a hand-in is too big to parse, judged from its bytes alone (cheap counts over the file, no parsing):
+    more cells than the cap (each cell has one "cell_type" key), or more JSON objects and arrays than could
+    be parsed in bounded memory. The exact counts are taken again after parsing (over_caps)."""
+    cells_ = data.count(b'"cell_type"')
+    if cells_ > max_cells():
+        return f"{cells_:,} cells, more than {max_cells():,}; not graded"
+    if data.count(b"{") + data.count(b"[") > MAX_CONTAINERS:
+        return (f"more than {MAX_CONTAINERS:,} JSON objects and arrays; not graded (clear its outputs, "
+                "Kernel > Restart Kernel and Clear Outputs, and hand it in again)")
+    return None
+
+
+def _length(value) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return sum(len(v) for v in value if isinstance(v, str))
+    return 0
+
+
+def _size(value) -> int:
+    try:
+        return len(json.dumps(value))
+    except (TypeError, ValueError, RecursionError):
+        return 0
+
+
+def over_caps(cells_: list) -> str | None:
+    """Why a parsed hand-in holds too much to grade: cells, total source, total saved outputs and attachments."""
+    if len(cells_) > max_cells():
+        return f"{len(cells_):,} cells, more than {max_cells():,}; not graded"
+    source = saved = 0
+    for cell in cells_:
+        if not isinstance(cell, dict):
+            continue  # nbformat says what is wrong with it
+        source += _length(cell.get("source"))
+        saved += _size(cell.get("outputs") or []) + _size(cell.get("attachments") or {})
+    if source > max_source_bytes():
+        return f"{_mb(source)} of source in its cells, more than {_mb(max_source_bytes())}; not graded"
+    if saved > max_output_bytes():
+        return (f"{_mb(saved)} of saved outputs, more than {_mb(max_output_bytes())}; not graded (clear its outputs, "
+                "Kernel > Restart Kernel and Clear Outputs, and hand it in again)")
+    return None
+
+
+def bound_outputs(executed: NotebookNode) -> list[str]:
+    """Once a graded run has printed more than the output cap in all, every later output is replaced by one line
+    (after scoring: the scores are taken first), so the autograded notebook and its feedback page stay bounded.
+    The note, if any, for the report."""
+    limit, total, dropped = max_output_bytes(), 0, 0
+    for cell in executed.cells:
+        outs = cell.get("outputs") if cell.get("cell_type") == "code" else None
+        if not outs:
+            continue
+        kept = []
+        for out in outs:
+            total += _size(out)
+            if total <= limit:
+                kept.append(out)
+            else:
+                dropped += 1
+        if len(kept) < len(outs):
+            kept.append(nbformat.v4.new_output("stream", name="stdout",
+                                               text=f"[output dropped: the run printed more than {_mb(limit)}]\n"))
+            cell["outputs"] = kept
+    return [f"{dropped} output(s) dropped: the run printed more than {_mb(limit)} in all"] if dropped else []
 
 
 def read(path: Path, follow_links: bool = False) -> NotebookNode:
@@ -105,75 +207,3 @@ def links_in(root: Path, path: Path) -> bool:
             return True
     return False
 
-
-NOT_OURS = "not a notebook of this course (no course metadata, no matching source)"
-FORGED = "its metadata names a source notebook other than its own name; not graded"
-
-
-def listed(tier: object, stem: object) -> Path | None:
-    """SOURCE_DIR/<tier>/<stem>.ipynb when it is one of the course's listed notebooks: compared with the listing,
-    so no text (a path, `..`, an absolute name, a NUL) can reach a file outside it."""
-    if not isinstance(tier, str) or tier not in TIERS or not bare(stem):
-        return None
-    return next((p for p in source_notebooks(tier) if p.name == f"{stem}.ipynb"), None)
-
-
-def bare(name: object) -> bool:
-    """A notebook's stem and nothing else: no folder, no `..`, no absolute path, no control character."""
-    return (isinstance(name, str) and 0 < len(name) <= 200 and name not in (".", "..") and not name.startswith(".")
-            and not any(ch in name for ch in "/\\\0") and name.isprintable())
-
-
-def _claims(nb) -> tuple[object, object] | None:
-    """(tier, notebook) as the hand-in's metadata names them, or None when it names neither."""
-    meta = (nb.get("metadata") or {}).get("ptlab") if isinstance(nb.get("metadata"), dict) else None
-    if not isinstance(meta, dict) or ("tier" not in meta and "notebook" not in meta):
-        return None
-    return meta.get("tier"), meta.get("notebook")
-
-
-def source_of(path: Path, nb, tier: str | None = None) -> Path:
-    """The source notebook a hand-in is graded against; GradingInputError (a plain status) when there is none.
-
-    `tier`: the class folder's tier (grade, the Dask path): the source is SOURCE_DIR/<tier>/<file's stem>.ipynb.
-    Without one (`check`, a platform's submission folder), the tier is the metadata's (a known tier) or the
-    folder's, and a learner's renamed copy (`my copy (2).ipynb`) is found by its metadata's bare stem. Either
-    way the metadata may name only that notebook, by its bare name. An interview's or a review's notebook is
-    graded against its composed source in the course's cache (pipeline/cells.composed_source), never itself.
-    """
-    from autograder.pipeline import cells
-
-    path = Path(path)
-    meta = (nb.get("metadata") or {}).get("ptlab") if isinstance(nb.get("metadata"), dict) else None
-    if tier is None and isinstance(meta, dict) and meta.get("composed") is not None:
-        composed = cells.composed_source(nb)
-        if composed is None:
-            raise GradingInputError(f"{path}: its metadata names a session that is not one of this course's; "
-                                    "not graded")
-        return composed
-    claims = _claims(nb)
-    if claims is not None and listed(*claims) is None:
-        raise GradingInputError(f"{path}: {FORGED}")
-    stem = path.stem
-    if tier is not None and claims is not None and claims[0] != tier and claims[1] == stem:
-        raise GradingInputError(f"{path}: a {claims[0]} notebook in the {tier} folder")
-    if tier is not None:
-        src = listed(tier, stem)
-        if src is None:
-            raise GradingInputError(f"{path}: not a {tier} notebook of this course (no source named {stem!r})"
-                                    if tier in TIERS else f"{path}: {NOT_OURS}")
-    else:
-        hits = [p for t in TIERS for p in [listed(t, stem)] if p is not None]
-        if claims is not None and len(hits) > 1:
-            hits = [p for p in hits if p.parent.name == claims[0]]
-        if len(hits) > 1:
-            hits = [p for p in hits if p.parent.name == path.parent.name] or hits
-        if len(hits) > 1:
-            raise GradingInputError(f"{path}: {stem} is a notebook of more than one tier; put it in a folder "
-                                    "named after its tier")
-        src = hits[0] if hits else (listed(*claims) if claims is not None else None)  # a renamed copy
-        if src is None:
-            raise GradingInputError(f"{path}: {NOT_OURS}")
-    if claims is not None and (claims[0], claims[1]) != (src.parent.name, src.stem):
-        raise GradingInputError(f"{path}: {FORGED}")
-    return src
