@@ -1,5 +1,11 @@
 """Known-wrong and alternative answers for notebooks/junior/04_losses_and_optimizers.ipynb."""
 
+from functools import partial
+
+from tests.answers import edited, reference
+
+_ref = partial(reference, "junior/04_losses_and_optimizers")
+
 WRONG = {
     "ex1_cross_entropy": [
         ("takes log(softmax(z)) directly: overflows for large logits",
@@ -7,6 +13,11 @@ WRONG = {
          "    e = torch.exp(logits)\n    p = e / e.sum(1, keepdim=True)\n"
          "    per = -torch.log(p.gather(1, target[:, None]).squeeze(1))\n"
          "    return {'none': per, 'sum': per.sum()}.get(reduction, per.mean())\n"),
+        ("shortcut: calls F.cross_entropy", "def cross_entropy(logits, target, reduction='mean'):\n"
+         "    return F.cross_entropy(logits, target, reduction=reduction)\n"),
+        ("shortcut: F.nll_loss of F.log_softmax (the library's cross-entropy in two calls)",
+         "def cross_entropy(logits, target, reduction='mean'):\n"
+         "    return F.nll_loss(F.log_softmax(logits, dim=1), target, reduction=reduction)\n"),
         ("ignores the reduction argument",
          "def cross_entropy(logits, target, reduction='mean'):\n"
          "    return (torch.logsumexp(logits, 1) - logits.gather(1, target[:, None]).squeeze(1)).mean()\n"),
@@ -19,6 +30,9 @@ WRONG = {
         ("predict_proba returns the logits",
          "def make_digit_model():\n    return nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))\n\n\n"
          "def predict_proba(model, x):\n    with torch.no_grad():\n        return model(x)\n"),
+        ("predict_proba records an autograd graph (the statement asks for none)",
+         edited(_ref("ex2_digit_model"), """    with torch.no_grad():
+        return torch.softmax(model(x), dim=1)""", """    return torch.softmax(model(x), dim=1)""")),
     ],
     "ex3_bce_predict": [
         ("thinks sigmoid + BCE is just as accurate",
@@ -27,6 +41,8 @@ WRONG = {
          "SIGMOID_BCE_LOSS = 100.0\nSIGMOID_BCE_GRAD = -1.0\nLOGITS_BCE_LOSS = 200.0\nLOGITS_BCE_GRAD = -1.0\n"),
     ],
     "ex4_bce_with_logits": [
+        ("shortcut: calls F.binary_cross_entropy_with_logits",
+         "def bce_with_logits(z, y):\n    return F.binary_cross_entropy_with_logits(z, y)\n"),
         ("log(sigmoid(z)): inf for confidently wrong logits",
          "def bce_with_logits(z, y):\n    s = torch.sigmoid(z)\n"
          "    return -(y * torch.log(s) + (1 - y) * torch.log(1 - s)).mean()\n"),
@@ -43,6 +59,12 @@ WRONG = {
          "SGD_W1 = 1.4\nMOMENTUM_W2 = 1.72\nADAM_W1 = 1.1\nADAM_W1_SCALED = 1.1\nUNUSED_W1 = 5.0\n"),
     ],
     "ex6_sgd_momentum": [
+        ("shortcut: steps a torch.optim.SGD built on the parameters",
+         "def sgd_momentum_step(params, bufs, lr, momentum, weight_decay=0.0):\n"
+         "    opt = torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)\n"
+         "    for p, buf in zip(params, bufs):\n        if buf is not None:\n"
+         "            opt.state[p]['momentum_buffer'] = buf\n"
+         "    opt.step()\n    return [opt.state[p].get('momentum_buffer') for p in params]\n"),
         ("uses an exponential moving average (1 - momentum) * grad, which torch's SGD does not",
          "def sgd_momentum_step(params, bufs, lr, momentum, weight_decay=0.0):\n    new_bufs = []\n"
          "    with torch.no_grad():\n        for p, buf in zip(params, bufs):\n"
@@ -67,8 +89,9 @@ WRONG = {
 ALT = {
     "ex1_cross_entropy": (
         "def cross_entropy(logits, target, reduction='mean'):\n"
-        "    # cross-entropy = log_softmax followed by the negative log-likelihood\n"
-        "    return F.nll_loss(F.log_softmax(logits, dim=1), target, reduction=reduction)\n"
+        "    # minus the log-probability of the true class, from log_softmax\n"
+        "    per = -F.log_softmax(logits, dim=1)[torch.arange(len(target)), target]\n"
+        "    return {'none': per, 'sum': per.sum(), 'mean': per.mean()}[reduction]\n"
     ),
     "ex2_digit_model": (
         "def make_digit_model():\n"
