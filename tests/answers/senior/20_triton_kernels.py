@@ -1,5 +1,9 @@
 """Known-wrong and alternative answers for senior/20_triton_kernels."""
 
+from tests.answers.senior import edited, reference
+
+NB = "senior/20_triton_kernels"
+
 EX1_WRONG_NO_MASK = '''
 @triton.jit
 def scaled_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, alpha, BLOCK: tl.constexpr):
@@ -335,16 +339,35 @@ def flash_attention(q, k, v, causal=False, block_m=16, block_n=16):
     return of.view(batch, heads, lq, d)
 '''
 
+# Shortcuts (issue 33): the wrapper returns the right numbers without launching the learner's kernel exactly once.
+EX1_SHORTCUT = edited(reference(NB, "ex1_scaled_add"),
+                      "    scaled_add_kernel[(triton.cdiv(n, block),)](x, y, out, n, alpha, BLOCK=block)\n",
+                      "    out.copy_(alpha * x + y)\n")
+EX2_SHORTCUT = edited(reference(NB, "ex2_softmax"),
+                      "    softmax_kernel[(rows,)](x, out, n_cols, x.stride(0), out.stride(0), BLOCK=triton.next_power_of_2(n_cols))\n",
+                      "    out.copy_(torch.softmax(x, dim=-1))\n")
+EX2_WRONG_LAUNCH_PER_ROW = edited(reference(NB, "ex2_softmax"),
+                                  "    softmax_kernel[(rows,)](x, out, n_cols, x.stride(0), out.stride(0), BLOCK=triton.next_power_of_2(n_cols))\n",
+                                  "    for r in range(rows):\n"
+                                  "        softmax_kernel[(1,)](x[r:], out[r:], n_cols, x.stride(0), out.stride(0), "
+                                  "BLOCK=triton.next_power_of_2(n_cols))\n")
+EX4_SHORTCUT = edited(reference(NB, "ex4_flash_fwd"),
+                      "    flash_fwd_kernel[grid](q, k, v, out, lq, lk, d ** -0.5, D=d, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal)\n",
+                      "    out.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=causal))\n")
+
 WRONG = {
     "ex1_scaled_add": [
         ("no mask: the last program writes past n_elements", EX1_WRONG_NO_MASK),
         ("grid of n // block programs: the tail is never computed", EX1_WRONG_FLOOR_GRID),
         ("offsets without pid * BLOCK: every program does the first block", EX1_WRONG_NO_PID),
+        ("shortcut: alpha * x + y in PyTorch, the kernel never launched", EX1_SHORTCUT),
     ],
     "ex2_softmax": [
         ("no row max subtracted: exp overflows on large logits", EX2_WRONG_NO_MAX),
         ("masked lanes loaded as 0 instead of -inf", EX2_WRONG_OTHER_ZERO),
         ("row stride taken to be n_cols", EX2_WRONG_STRIDE),
+        ("shortcut: the wrapper returns torch.softmax, the kernel never launched", EX2_SHORTCUT),
+        ("one launch per row instead of one launch with one program per row", EX2_WRONG_LAUNCH_PER_ROW),
     ],
     "ex3_online_softmax": [
         ("the broken code as given", EX3_AS_GIVEN),
@@ -355,6 +378,7 @@ WRONG = {
         ("the accumulator is not rescaled when the max grows", EX4_WRONG_NO_RESCALE),
         ("key columns past seq_k not masked in the scores", EX4_WRONG_KEYS_NOT_MASKED),
         ("causal mask on offsets within the blocks, not positions", EX4_WRONG_CAUSAL_IN_BLOCK),
+        ("shortcut: the wrapper returns F.scaled_dot_product_attention", EX4_SHORTCUT),
     ],
 }
 
