@@ -33,6 +33,7 @@ HOSTILE = ['=HYPERLINK("http:evil.example","click")', "+cmd|' -c calc'!A0", "@SU
            "new\nline", "$\\frac{a", "<img src=x onerror=alert(1)>", "[x](javascript:alert(1))",
            "\x1b[31mred"]
 LONG = "n" * 249  # + ".ipynb": 255 bytes, the longest name a file may have
+LONG_STUDENT = "s" * 255
 MARKDOWN_ATTACKS = ("[plain](javascript:alert('md1')) [caps](JaVaScRiPt:alert('md2')) "
                     "[ent](jav&#x61;script:alert('md3')) [colon](javascript&#58;alert('md4')) "
                     "[tab](java&#9;script:alert('md5')) <javascript:alert('md6')> [vb](vbscript:msgbox('md7')) "
@@ -174,7 +175,7 @@ def _class(tmp: Path) -> tuple[Path, int]:
     written = with_answer(answer, "ex3_explain", MARKDOWN_ATTACKS)
     sub = tmp / "submitted"
     count = 0
-    for name in HOSTILE:  # hostile student names, each with a proper hand-in
+    for name in [*HOSTILE, LONG_STUDENT]:  # hostile student names, each with a proper hand-in
         _hand_in(sub / name / "junior" / "01_tiny.ipynb", written)
         count += 1
     for name in [*HOSTILE, LONG]:  # hostile notebook names, one student
@@ -211,8 +212,8 @@ def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
     by_student = {}
     for r in rows:
         by_student.setdefault(r["student"], []).append(r)
-    for name in HOSTILE:
-        assert [(r["notebook"], r["status"]) for r in by_student[name]] == [("01_tiny", "ok")], name
+    for name in [*HOSTILE, LONG_STUDENT]:
+        assert [(r["notebook"], r["status"]) for r in by_student[name]] == [("01_tiny", "ok")], name[:40]
         assert by_student[name][0]["cells"].startswith("ex1_double_test=2 "), by_student[name]
     assert all(r["status"] == "ok" for s, rs in by_student.items() if s.startswith("bad\\u") for r in rs)
     stems = {r["notebook"]: r["status"] for r in by_student["names"]}
