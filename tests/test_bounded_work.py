@@ -161,3 +161,45 @@ def test_a_class_with_a_cell_bomb_and_a_markdown_heavy_hand_in(course, tmp_path)
     assert rows["prose"]["status"] == "ok" and rows["prose"]["max_score"] != "0", rows["prose"]
     page = (fb / "prose" / "junior" / "01_tiny.html").read_text()
     assert "it was not written" in page and len(page) < 2_000
+
+
+def test_a_render_stuck_in_a_thread_is_stopped_too(course, monkeypatch):
+    """A Dask worker renders in a thread, where no signal reaches: the deadline is raised in the thread."""
+    import threading
+
+    _, src = course
+    monkeypatch.setenv("PTLAB_MAX_RENDER_SECONDS", "1")
+    got = []
+
+    def spin():
+        while True:
+            sum(range(100))
+
+    t = threading.Thread(target=lambda: got.append(check.bounded_page(spin, nbformat.read(str(src), 4), ROW)))
+    t.start()
+    t.join(20)
+    assert got and "took longer than 1 s to render" in got[0]
+
+
+def test_a_page_the_renderer_cannot_take_is_a_short_page_and_the_row_stands(course):
+    _, src = course
+
+    def deep():
+        raise RecursionError("maximum recursion depth exceeded")
+
+    html = check.bounded_page(deep, nbformat.read(str(src), 4), ROW)
+    assert "could not be rendered (RecursionError)" in html and "Score: 3 / 5" in html
+
+
+def test_a_markdown_link_bomb_within_the_caps_is_stopped_at_the_render_cap(course, monkeypatch):
+    """100,000 nested brackets (200 kB, inside every cap) take the Markdown renderer minutes: the time cap ends it."""
+    from autograder.classroom.feedback import page
+
+    _, src = course
+    nb = blank(nbformat.read(str(src), 4))
+    nb.cells.append(nbformat.v4.new_markdown_cell("[" * 100_000 + "x" + "]" * 100_000))
+    monkeypatch.setenv("PTLAB_MAX_RENDER_SECONDS", "3")
+    started = time.monotonic()
+    html = check.bounded_page(lambda: page(nb, ROW), nb, ROW)
+    assert time.monotonic() - started < 30
+    assert "took longer than 3 s to render" in html

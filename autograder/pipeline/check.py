@@ -9,10 +9,14 @@ SOURCE_DIR/<tier>/<stem>.ipynb, one of the course's listed notebooks, from the f
 name; the metadata may only agree with it (a bare name, a known tier). A path, a `..` or another notebook's
 name in the metadata is a plain status, never a source; and only a check of the course file itself fills the
 reference cache from its run.
+
+Long because every grading path shares three things about one hand-in here: which source it is graded against,
+the grading itself, and the bounds on the feedback page it becomes (size, time to render).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -230,34 +234,64 @@ def page_problem(nb: NotebookNode) -> str | None:
 
 def bounded_page(render, nb: NotebookNode, row: dict | None = None) -> str:
     """render() (the page's HTML) when the page stays within the size and time caps; else a short page that says
-    which cap it passed and the row's score. Checked before rendering (page_problem), timed while rendering
-    (where this is a process's main thread, as in a grading pool's worker: a signal can stop it there), and
-    measured after."""
-    import signal
-    import threading
-
+    which cap it passed (or that it could not be rendered) and the row's score. Checked before rendering
+    (page_problem), stopped at the time cap while rendering (_deadline), and measured after."""
     why = page_problem(nb)
     if why is None:
         seconds = max_render_seconds()
-        timed = threading.current_thread() is threading.main_thread() and seconds > 0
-        if timed:
-            def stop(signum, frame):
-                raise _TooSlow()
-            previous = signal.signal(signal.SIGALRM, stop)
-            signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
-            html = render()
+            with _deadline(seconds):
+                html = render()
         except _TooSlow:
             html, why = "", f"the feedback page took longer than {seconds:g} s to render; it was not written"
-        finally:
-            if timed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
+        except Exception as e:  # a markdown nesting the renderer cannot take: the row stands, the page says so
+            html, why = "", f"the feedback page could not be rendered ({type(e).__name__}); it was not written"
         if why is None and len(html.encode("utf-8", "replace")) > max_page_bytes():
             why = (f"the feedback page came to more than {max_page_bytes() / 2**20:.1f} MB; it was not written")
         if why is None:
             return html
     return short_page(why, row)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """_TooSlow raised in this thread once `seconds` have passed: by a timer signal in a process's main thread
+    (a grading pool's worker), else (a Dask worker's thread) by an exception set asynchronously on the thread,
+    which the interpreter raises between bytecodes. Either way a pending one is withdrawn on the way out."""
+    import ctypes
+    import signal
+    import threading
+
+    if seconds <= 0:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread():
+        def stop(signum, frame):
+            raise _TooSlow()
+        previous = signal.signal(signal.SIGALRM, stop)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    ident, lock, done = ctypes.c_ulong(threading.get_ident()), threading.Lock(), []
+
+    def fire():
+        with lock:
+            if not done:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, ctypes.py_object(_TooSlow))
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            done.append(True)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, None)  # withdraw one set but not raised yet
+        timer.cancel()
 
 
 def short_page(why: str, row: dict | None = None) -> str:
