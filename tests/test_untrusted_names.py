@@ -21,6 +21,7 @@ import nbformat
 import pytest
 
 from autograder.classroom import scores
+from autograder.classroom.feedback import _template_styles
 from autograder.classroom.summary import printable
 from autograder.course import COURSE
 from autograder.classroom.report_page import STYLE
@@ -147,7 +148,7 @@ def test_report_draws_figures_of_any_name(tmp_path):
     with grades.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["student", "assignment", "notebook", "score", "max_score", "status", "failed", "cells", "flags"])
-        for name in [*HOSTILE, "$\\frac{a$", "$x^{$", "a$b$c$", "\\", LONG]:
+        for name in [*HOSTILE, "$\\frac{a$", "$x^{$", "a$b$c$", "\\", LONG, "nul\0name", "../../../etc/passwd"]:
             w.writerow([scores.csv_cell(name), "junior", scores.csv_cell(name), "1", "2", "ok", "c1", "c1=0 c2=1", ""])
         w.writerow(["s", "$x^{", "n", "1", "2", "ok", "", "c1=1", ""])  # an assignment no figure name can take
     out = tmp_path / "r"
@@ -226,7 +227,7 @@ def test_a_class_of_hostile_names_is_graded_whole_and_safely(tmp_path):
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not live(text), (page, live(text))
-        assert "jp-Cell" in text and "<style>" in text, "the page keeps nbconvert's styling"
+        assert "jp-Cell" in text and text.count("<style>") == len(_template_styles()), "nbconvert's styles stay"
     shown = (feedback / "[x](javascript:alert(1))" / "junior" / "01_tiny.html").read_text()
     assert "written answer kept" in shown and "<a>plain</a>" in shown and "<a>ent</a>" in shown, \
         "the written answer shows, its links as text"

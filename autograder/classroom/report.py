@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.classroom.lms import POINTS_POSSIBLE, number, read_csv
-from autograder.course import SOURCE_DIR, GradingInputError, syllabus
+from autograder.course import SOURCE_DIR, TIERS, GradingInputError, syllabus
 from autograder.pipeline import cells
 
 NEEDED = {"student", "assignment", "notebook", "score", "max_score", "status", "failed", "cells"}
@@ -74,9 +74,11 @@ def _literal(node: ast.AST) -> str:
 def course_cells(tier: str, notebook: str) -> dict[str, CellInfo]:
     from autograder.pipeline.assemble import without_hidden
 
+    if tier not in TIERS or not notebook or any(c in notebook for c in "/\\\0") or notebook.startswith("."):
+        return {}  # a name from the CSV, never a path: only the course's own notebooks are read
     try:
         nb = cells.read(SOURCE_DIR / tier / f"{notebook}.ipynb")
-    except GradingInputError:
+    except (GradingInputError, OSError, ValueError):
         return {}
     out, section = {}, ""
     for cell in nb.cells:
