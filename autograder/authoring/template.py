@@ -105,6 +105,7 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
     import types
 
     seen, undo, names, shown, planted = [], [], set(), [], {}  # planted: id(raiser) -> (raiser, original)
+    spaces = {}  # package -> its modules' namespaces
     home = globals()  # the notebook's namespace: a learner's `from numpy.linalg import norm` binds here
 
     def bare(name):  # torch.special.erf is named "special_erf", torch.linalg.norm "linalg_norm"
@@ -161,12 +162,18 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
             if any(attr in vars(k) for k in cls.__mro__[:-1]):
                 swap(cls, attr, refuse(f"`{name}{'' if attr == '__call__' else '.' + attr}` was called"))
 
+    def package(top):  # the namespaces of a package's loaded modules, looked up once per block
+        if top not in spaces:
+            spaces[top] = [m.__dict__ for k, m in list(sys.modules.items())
+                           if (k == top or k.startswith(top + ".")) and isinstance(m, types.ModuleType)]
+        return spaces[top]
+
     def forbid_names():  # torch's own callers too: nn.MultiheadAttention calls F.scaled_dot_product_attention
-        for mod_name, mod in list(sys.modules.items()) if names else ():
-            if mod_name.split(".")[0] == "torch" and isinstance(mod, types.ModuleType):
-                for name in [k for k, v in mod.__dict__.items() if bare(k) in names and callable(v)
-                             and not isinstance(v, type)]:
-                    swap(mod.__dict__, name, refuse(f"`{name}` was called"))
+        keys = {k for n in names for k in (n, "_" + n, n + "_")}  # the mode sees every other alias
+        for space in package("torch") if names else ():
+            for key in keys:
+                if callable(space.get(key)) and not isinstance(space[key], type):
+                    swap(space, key, refuse(f"`{key}` was called"))
         originals = {id(old): old.__name__ for _, old in planted.values()
                      if bare(getattr(old, "__name__", "")) in names}
         for key in [k for k, v in home.items() if id(v) in originals]:  # `from torch import softmax as sm`
@@ -176,10 +183,9 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
         name, top = getattr(fn, "__name__", ""), (getattr(fn, "__module__", None) or "").split(".")[0]
         if by_name and top in ("torch", ""):
             names.add(bare(name))  # the mode below sees every alias of a torch function
-        for mod_name, mod in list(sys.modules.items()):
-            same_package = top and isinstance(mod, types.ModuleType) and mod_name.split(".")[0] == top
-            if same_package and mod.__dict__.get(name) is fn:
-                swap(mod.__dict__, name, refuse(said))
+        for space in package(top) if top else ():
+            if space.get(name) is fn:
+                swap(space, name, refuse(said))
         for key in [k for k, v in home.items() if v is fn]:
             swap(home, key, refuse(said))
 
