@@ -10,6 +10,17 @@ WRONG = {
          "B_GRAD_IS_NONE = True\n"),
     ],
     "ex2_manual_grads": [
+        ("shortcut: switches grad mode back on and asks torch.autograd.grad",
+         "def manual_grads(x, y, w, b):\n    with torch.enable_grad():\n"
+         "        wt = torch.tensor(float(w), device=x.device, requires_grad=True)\n"
+         "        bt = torch.tensor(float(b), device=x.device, requires_grad=True)\n"
+         "        loss = ((wt * x + bt - y) ** 2).mean()\n"
+         "        dw, db = torch.autograd.grad(loss, (wt, bt))\n    return dw, db\n"),
+        ("shortcut: backward() inside enable_grad",
+         "def manual_grads(x, y, w, b):\n    with torch.enable_grad():\n"
+         "        wt = torch.tensor(float(w), device=x.device, requires_grad=True)\n"
+         "        bt = torch.tensor(float(b), device=x.device, requires_grad=True)\n"
+         "        ((wt * x + bt - y) ** 2).mean().backward()\n    return wt.grad, bt.grad\n"),
         ("forgets the factor 2 of the square",
          "def manual_grads(x, y, w, b):\n    r = w * x + b - y\n    return (r * x).mean(), r.mean()\n"),
         ("sums instead of averaging over N",
