@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell
@@ -41,10 +42,15 @@ def _points_line(gid: str, got: float | None, top: float, comment: str) -> str:
     return text + (f"\n\n*Grader's comment:* {comment}" if comment else "")
 
 
+def _literal(name) -> str:
+    """A name as Markdown shows it letter for letter: every punctuation mark escaped, on one line."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", " ".join(str(name).split()))
+
+
 def summary(row: dict, flags=()) -> str:
     pending = int(row.get("manual_pending") or 0)
-    text = (f"**Feedback for {row['student']}: {row['assignment']}/{row['notebook']}**, score {row['score']} / "
-            f"{row['max_score']}")
+    text = (f"**Feedback for {_literal(row['student'])}: {_literal(row['assignment'])}/{_literal(row['notebook'])}**, "
+            f"score {row['score']} / {row['max_score']}")
     text += f" ({pending} written answer(s) awaiting a grader)." if pending else "."
     if float(row.get("late_penalty") or 0):
         text += (f"\n\nSubmitted {row.get('submitted_at')}, {_late(row)} late: "
