@@ -21,7 +21,13 @@ from tests.tiny_course import blank, cli, make_course
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("forged")
-    return tmp, make_course(tmp)
+    src = make_course(tmp)
+    for tier, stem in (("junior", "02_tiny"), ("mid", "01_tiny")):  # a second notebook, and a stem in two tiers
+        nb = nbformat.read(str(src), 4)
+        nb.metadata["ptlab"].update(tier=tier, notebook=stem)
+        (tmp / "notebooks" / tier).mkdir(exist_ok=True)
+        nbformat.write(nb, str(tmp / "notebooks" / tier / f"{stem}.ipynb"))
+    return tmp, src
 
 
 @pytest.fixture
@@ -63,6 +69,10 @@ CLAIMS = {
     "backslash path": "..\\01_tiny",
     "another notebook's stem": "02_other",
     "a NUL byte": "01_tiny\x00",
+    "a lookalike letter": "01_t\u0456ny",
+    "trailing space": "01_tiny ",
+    "with its suffix": "01_tiny.ipynb",
+    "a listed notebook of the same tier": "02_tiny",
     "not a string": ["01_tiny"],
     "empty": "",
 }
@@ -298,3 +308,45 @@ def test_a_session_notebook_copied_to_the_learner_never_fills_the_cache(here, tm
     monkeypatch.setattr(check, "execute", lambda nb, **kw: (nb, []))
     check.grade_notebook(learner)
     assert ran == [stored] and kept == []
+
+
+TIER_CLAIMS = {"an absolute tier": "/junior", "a ../ tier": "../notebooks/junior", "an unknown tier": "expert",
+               "another known tier": "mid", "not a string": None}
+
+
+@pytest.mark.parametrize("claim", TIER_CLAIMS, ids=list(TIER_CLAIMS))
+def test_a_forged_tier_is_a_status_in_a_class_folder(here, tmp_path, claim):
+    tmp, src = here
+    path = tmp_path / "submitted" / "mallory" / "junior" / "01_tiny.ipynb"
+    forged(src, path, "01_tiny")
+    nb = handin.read(path)
+    nb.metadata["ptlab"]["tier"] = TIER_CLAIMS[claim]
+    with pytest.raises(GradingInputError):
+        check.source_of(path, nb, "junior")
+
+
+def test_a_stem_in_two_tiers_is_found_by_folder_and_never_by_a_forged_tier(here, tmp_path):
+    tmp, src = here
+    path = tmp_path / "work" / "mid" / "01_tiny.ipynb"
+    path.parent.mkdir(parents=True)
+    nb = blank(nbformat.read(str(src), 4))
+    nb.metadata.pop("ptlab")
+    nbformat.write(nb, str(path))
+    assert check.source_of(path, handin.read(path)) == tmp / "notebooks" / "mid" / "01_tiny.ipynb"
+    loose = tmp_path / "work" / "01_tiny.ipynb"
+    loose.write_bytes(path.read_bytes())
+    with pytest.raises(GradingInputError, match="more than one tier"):
+        check.source_of(loose, handin.read(loose))
+
+
+def test_a_session_id_in_a_class_folder_chooses_nothing(here, tmp_path):
+    """In a class folder the composed metadata is not a way out of the folder's tier: the name decides."""
+    tmp, src = here
+    ident = "interview-20261127-120000-abcabc"
+    _session(src, ident)
+    path = tmp_path / "submitted" / "mallory" / "junior" / "01_tiny.ipynb"
+    path.parent.mkdir(parents=True)
+    nb = blank(nbformat.read(str(src), 4))
+    nb.metadata["ptlab"] = {"course": course.COURSE, "composed": ident}
+    nbformat.write(nb, str(path))
+    assert check.source_of(path, handin.read(path), "junior") == src
