@@ -48,6 +48,14 @@ def knn_predict(train_x, train_y, query_x, k, metric="euclidean"):
 
 WRONG = {
     "ex1_gelu": [
+        ("shortcut: calls F.gelu for both forms", """
+def gelu_erf(x):
+    return F.gelu(x)
+
+
+def gelu_tanh(x):
+    return F.gelu(x, approximate="tanh")
+"""),
         ("divides by 2 inside erf instead of by sqrt(2)", '''
 def gelu_erf(x):
     return 0.5 * x * (1.0 + torch.erf(x / 2.0))
@@ -62,6 +70,22 @@ def gelu_tanh(x):
 '''),
     ],
     "ex2_silu_elu_selu": [
+        ("shortcut: calls F.silu, F.elu and F.selu", """
+def silu(x):
+    return F.silu(x)
+
+
+def elu(x, alpha=1.0):
+    return F.elu(x, alpha=alpha)
+
+
+def selu(x):
+    return F.selu(x)
+"""),
+        ("shortcut: only SELU by way of nn.SELU", _SILU_OK + _ELU_OK + """
+def selu(x):
+    return nn.SELU()(x)
+"""),
         ("SiLU as x / (1 + exp(-x)): exp overflows at x = -100, the gradient is nan", '''
 def silu(x):
     return x / (1.0 + torch.exp(-x))
@@ -85,6 +109,23 @@ def selu(x):
 '''),
     ],
     "ex3_prelu": [
+        ("shortcut: F.leaky_relu, and a PReLU that calls F.prelu", """
+def leaky_relu(x, negative_slope=0.01):
+    return F.leaky_relu(x, negative_slope)
+
+
+class PReLU(nn.Module):
+    def __init__(self, num_parameters=1, init=0.25):
+        super().__init__()
+        self.weight = nn.Parameter(torch.full((num_parameters,), float(init)))
+
+    def forward(self, x):
+        return F.prelu(x, self.weight)
+"""),
+        ("shortcut: PReLU subclasses nn.PReLU", _LEAKY_OK + """
+class PReLU(nn.PReLU):
+    pass
+"""),
         ("keeps the slope as a plain tensor, not an nn.Parameter: it is never learned", _LEAKY_OK + '''
 class PReLU(nn.Module):
     def __init__(self, num_parameters=1, init=0.25):
@@ -120,6 +161,11 @@ def leaky_relu(x, negative_slope=0.01):
 ''' + _PRELU_OK),
     ],
     "ex4_confusion": [
+        ("shortcut: scikit-learn's confusion_matrix", """
+def confusion_matrix(targets, preds, num_classes):
+    cm = sk_confusion_matrix(targets.cpu().numpy(), preds.cpu().numpy(), labels=list(range(num_classes)))
+    return torch.as_tensor(cm, dtype=torch.long, device=targets.device)
+"""),
         ("transposed: rows are the predictions", '''
 def confusion_matrix(targets, preds, num_classes):
     return torch.bincount(preds * num_classes + targets, minlength=num_classes ** 2).reshape(num_classes, num_classes)
@@ -137,6 +183,18 @@ def confusion_matrix(targets, preds, num_classes):
 '''),
     ],
     "ex5_prf": [
+        ("shortcut: rebuilds the labels and asks scikit-learn", """
+def precision_recall_f1(cm):
+    from sklearn.metrics import precision_recall_fscore_support
+
+    c = cm.shape[0]
+    counts = cm.cpu().flatten()
+    pairs = torch.arange(c * c).repeat_interleave(counts)
+    t, p = (pairs // c).numpy(), (pairs % c).numpy()
+    prec, rec, f1, _ = precision_recall_fscore_support(t, p, labels=list(range(c)), zero_division=0)
+    out = [torch.tensor(v, dtype=torch.float32, device=cm.device) for v in (prec, rec, f1)]
+    return out[0], out[1], out[2], out[2].mean()
+"""),
         ("precision and recall swapped (sums over the wrong dim)", '''
 def precision_recall_f1(cm):
     cm = cm.float()
@@ -218,6 +276,18 @@ def box_iou(a, b):
 '''),
     ],
     "ex7_seg_iou": [
+        ("shortcut: scikit-learn's jaccard_score per class", """
+def per_class_iou(logits, target):
+    import numpy as np
+    from sklearn.metrics import jaccard_score
+
+    c = logits.shape[1]
+    pred = logits.argmax(dim=1).flatten().cpu().numpy()
+    true = target.flatten().cpu().numpy()
+    scores = jaccard_score(true, pred, labels=list(range(c)), average=None, zero_division=0)
+    seen = np.isin(np.arange(c), np.concatenate([true, pred]))
+    return torch.tensor(np.where(seen, scores, np.nan), dtype=torch.float32, device=logits.device)
+"""),
         ("argmax over the last dim instead of the class dim", '''
 def per_class_iou(logits, target):
     pred = logits.argmax(dim=-1)
@@ -257,6 +327,14 @@ def per_class_iou(logits, target):
 '''),
     ],
     "ex8_knn": [
+        ("shortcut: scikit-learn's KNeighborsClassifier", """
+def knn_predict(train_x, train_y, query_x, k, metric="euclidean"):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    clf = KNeighborsClassifier(n_neighbors=k, metric=metric, algorithm="brute")
+    clf.fit(train_x.cpu().numpy(), train_y.cpu().numpy())
+    return torch.as_tensor(clf.predict(query_x.cpu().numpy()), dtype=torch.long, device=query_x.device)
+"""),
         ("takes the k LARGEST distances (the farthest points)", _KNN_HEAD + '''
     if metric == "euclidean":
         idx = torch.cdist(query_x, train_x).topk(k, dim=1).indices
