@@ -177,6 +177,10 @@ EX7_WRONG_FAKE_SHAPE = edited(EX7, "return torch.empty_like(x)", "return x.new_e
 
 EX7_WRONG_FAKE_DTYPE = edited(EX7, "torch.empty_like(x)", "torch.empty_like(x, dtype=torch.float32)")
 
+# review F15-5: a kernel that re-implements softclip in PyTorch wraps no vendor code at all
+EX7_WRONG_REIMPLEMENTS = edited(EX7, """        out = vendor_softclip(x.detach().cpu().numpy(), t)
+        return torch.from_numpy(out).to(x.device)""", """        return t * torch.tanh(x / t)""")
+
 EX7_WRONG_MUTATES_INPUT = edited(EX7, """
         out = vendor_softclip(x.detach().cpu().numpy(), t)
         return torch.from_numpy(out).to(x.device)""", """
@@ -238,7 +242,9 @@ WRONG = {
                    ("every group runs as long as the longest request overall", EX6_WRONG_GLOBAL_MAX)],
     "ex7_custom_op": [("fake kernel drops the last dimension", EX7_WRONG_FAKE_SHAPE),
                       ("fake kernel always says float32", EX7_WRONG_FAKE_DTYPE),
-                      ("kernel writes into x without declaring it in mutates_args", EX7_WRONG_MUTATES_INPUT)],
+                      ("kernel writes into x without declaring it in mutates_args", EX7_WRONG_MUTATES_INPUT),
+                      ("kernel re-implements t * tanh(x / t) in PyTorch, never calls vendor_softclip",
+                       EX7_WRONG_REIMPLEMENTS)],
     "ex8_autograd": [("backward with the wrong sign", EX8_WRONG_SIGN),
                      ("backward ignores the incoming gradient", EX8_WRONG_NO_CHAIN)],
 }
