@@ -6,8 +6,9 @@ A fork costs a few milliseconds and shares the loaded pages.
 
 The sandbox is unchanged: `autograder.isolation.sandbox` still builds each kernel's namespaces and file system with
 its own init (see there). Only the last step differs: instead of the init starting a new interpreter, a
-fork of this server joins the init's namespaces, forks once more (the kernel, now inside the init's PID
-namespace), drops to the sandbox's user, limits and environment, and runs ipykernel.
+fork of this server joins the init's namespaces and forks a go-between inside the init's PID namespace, which
+forks the kernel and goes (the init adopts the kernel, as it is a fresh kernel's parent); the kernel takes
+the sandbox's user, limits, environment and a fresh kernel's process defaults, and runs ipykernel.
 
     python autograder/isolation/zygote.py SOCKET     (started by `address()`, one per grading process)
 
@@ -19,7 +20,10 @@ It is run as a script, so that nothing of the course is imported into it: what a
 memory is the interpreter and those libraries, never a hidden test or a reference. Its socket is in a
 private directory of the grader's, which no sandbox can see.
 
-One connection per kernel, a JSON line each way:
+Long because the client, the server and the making of a kernel (a fork that a program cannot tell from a fresh
+kernel: tests/test_fork_like_fresh.py) are one protocol, best read together.
+
+One connection per kernel, a JSON line each way (the client's stdin, stdout and stderr go with its line):
     client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
                        "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...],
                        "cgroup": <the submission's memory cgroup to join, or "">}
@@ -141,8 +145,9 @@ def request(sock_path: str, init_pid: int, argv: list[str], env: dict, cwd: str,
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(60)
     conn.connect(sock_path)
-    conn.sendall(json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
-                             "limits": limits, "cgroup": cgroup}).encode() + b"\n")
+    # With the request go this process's stdin, stdout and stderr: what a kernel started here would inherit
+    socket.send_fds(conn, [json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
+                                       "limits": limits, "cgroup": cgroup}).encode() + b"\n"], [0, 1, 2])
     reply = json.loads(conn.makefile("rb").readline() or b'{"error": "the fork server closed"}')
     if "pid" not in reply:
         conn.close()
@@ -182,15 +187,37 @@ def _drop_capabilities(libc) -> None:
         raise OSError(ctypes.get_errno(), "capset")
 
 
-def _become_kernel(req: dict) -> None:
-    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
+# The signal dispositions this interpreter started with, noted before the server changes any: a fresh kernel's
+# interpreter starts with the same (both are started by the grader, and Python sets the same ones at start).
+STARTUP_SIGNALS: dict = {}
+
+
+def _note_startup_signals() -> None:
+    for sig in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError):
+            handler = signal.getsignal(sig)
+            if handler is not None:
+                STARTUP_SIGNALS[sig] = handler
+
+
+def _become_kernel(req: dict, fds: list[int]) -> None:
+    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel. Everything a
+    program can observe of its process is made what a fresh kernel's is (tests/test_fork_like_fresh.py)."""
+    import importlib.util
+    import random
     import resource
+    import time
 
     libc = _libc()
-    os.setsid()
-    for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # a fresh kernel's parent is the namespace's init: this process's parent has just gone, and the init
+    # adopts it (see _serve_one)
+    deadline = time.monotonic() + 5
+    while os.getppid() != 1 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the init unblocks everything before it execs
+    for sig, handler in STARTUP_SIGNALS.items():
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, handler)
     os.chdir(req["cwd"])
     for what, value in req["limits"]:
         resource.setrlimit(what, (value, value))
@@ -202,9 +229,12 @@ def _become_kernel(req: dict) -> None:
         os.setuid(req["uid"])
     _drop_capabilities(libc)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    # A change of user made the process undumpable, and so its /proc files root's; an exec (a fresh kernel's)
+    # makes it dumpable again
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
+    for fd in (0, 1, 2):  # the stand-in's own, as a kernel it started would have them; else /dev/null
+        os.dup2(fds[fd] if len(fds) == 3 else null, fd)
     os.closerange(3, 65536)
     env = dict(req["env"])
     env.pop("JPY_PARENT_PID", None)  # the kernel's parent is outside its PID namespace: ipykernel must not poll it
@@ -217,13 +247,18 @@ def _become_kernel(req: dict) -> None:
     import numpy
 
     numpy.random.seed()
+    random.seed()  # the server's state would be every fork's
+    if "torch" in sys.modules:  # torch seeds its default generator from the OS at import: once per server
+        sys.modules["torch"].seed()
     # matplotlib read MPLBACKEND when the server imported it; a fresh kernel reads the kernel's, and
     # ipykernel sets it to the inline backend first where it is unset.
     matplotlib = sys.modules.get("matplotlib")
     if matplotlib is not None:
         os.environ.setdefault("MPLBACKEND", INLINE)
         matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
-    sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
+    launcher = importlib.util.find_spec("ipykernel_launcher")
+    sys.argv = [launcher.origin if launcher and launcher.origin else "ipykernel_launcher", *req["argv"][3:]]
+    sys.orig_argv = list(req["argv"])
     main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
     sys.modules["__main__"] = sys.modules["__mp_main__"] = main
     from ipykernel import kernelapp
@@ -231,31 +266,100 @@ def _become_kernel(req: dict) -> None:
     kernelapp.launch_new_instance()
 
 
+def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
+    """The request line and the descriptors sent with it."""
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    while not data.endswith(b"\n"):
+        more = conn.recv(1 << 16)
+        if not more:
+            break
+        data += more
+    return json.loads(data), fds
+
+
+def _children(proc: int, pid: int) -> list[int]:
+    """The children of `pid`, read from the grader's /proc (`proc`: a descriptor of it, opened before this
+    process entered the sandbox's mount namespace), so in the grader's pids."""
+    try:
+        fd = os.open(f"{pid}/task/{pid}/children", os.O_RDONLY, dir_fd=proc)
+    except FileNotFoundError:  # a kernel built without CONFIG_PROC_CHILDREN: ask every process instead
+        found = []
+        for name in os.listdir(proc):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fd = os.open(f"{name}/stat", os.O_RDONLY, dir_fd=proc)
+                try:
+                    if int(os.read(fd, 4096).decode().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(name))
+                finally:
+                    os.close(fd)
+        return found
+    try:
+        return [int(p) for p in os.read(fd, 4096).split()]
+    finally:
+        os.close(fd)
+
+
 def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
+    """One kernel: enter the sandbox's namespaces and fork a go-between inside them, which forks the kernel and
+    goes, so that the kernel's parent is the namespace's init, as a fresh kernel's is. Its session and process
+    group are this process's, led from outside the namespace, as a fresh kernel's are the launcher's."""
+    import select
+
     listener.close()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
-        req = json.loads(conn.makefile("rb").readline())
+        req, fds = _receive(conn)
         if req.get("cgroup"):  # the submission's memory cgroup, joined while its file system is still in view
             with open(os.path.join(req["cgroup"], "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
+        os.setsid()  # out of the server's session (a fork of a session leader is no group leader)
+        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         _join(int(req["init"]))
-        kernel = os.fork()
+        forked_r, forked_w = os.pipe()
+        go_r, go_w = os.pipe()
+        middle = os.fork()
     except Exception as e:  # anything: the client falls back to a new interpreter
         conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
         return 1
-    if kernel == 0:
+    if middle == 0:  # inside the namespace
         try:
             conn.close()
-            _become_kernel(req)
+            os.close(proc)
+            os.close(forked_r)
+            os.close(go_w)
+            if os.fork() == 0:
+                os.close(forked_w)
+                os.close(go_r)
+                _become_kernel(req, fds)
+            else:
+                os.write(forked_w, b"x")
+                os.read(go_r, 1)  # the server has noted the kernel's pid: go, and the init adopts it
         finally:
             os._exit(0)
+    for fd in (forked_w, go_r, *fds):
+        os.close(fd)
+    try:
+        if not select.select([forked_r], [], [], 30)[0] or not os.read(forked_r, 1):
+            raise OSError("no kernel was forked")
+        kernels = _children(proc, middle)
+        if len(kernels) != 1:
+            raise OSError("the kernel was not found")
+        kernel = kernels[0]
+        watch = os.pidfd_open(kernel)
+    except OSError as e:
+        os.kill(middle, signal.SIGKILL)
+        conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
+        return 1
+    finally:
+        os.close(go_w)
+        os.waitpid(middle, 0)
     conn.sendall(json.dumps({"pid": kernel}).encode() + b"\n")
-    os.waitpid(kernel, 0)
+    select.select([watch], [], [])  # the connection closes when the kernel is gone
     return 0
 
 
 def serve(path: str, parent: int) -> None:
+    _note_startup_signals()
     for name in PRELOAD:
         # Only a head start: what cannot be imported here (torch.distributed.tensor on a build without
         # distributed) a kernel imports, or fails to, as a fresh one would.
