@@ -54,6 +54,10 @@ for _ in range(EPOCHS):
          edited(_ref("ex5_fit_early_stopping"), "EarlyStopping(patience=patience)", "EarlyStopping(patience=1)")),
     ],
     "ex6_weight_decay": [
+        ("shortcut: steps a torch.optim.SGD with weight_decay", """
+def sgd_step_with_weight_decay(params, lr, weight_decay):
+    torch.optim.SGD(params, lr=lr, weight_decay=weight_decay).step()
+"""),
         ("forgets to multiply the decay term by the learning rate",
          edited(_ref("ex6_weight_decay"), "p.sub_(lr * (p.grad + weight_decay * p))", "p -= lr * p.grad + weight_decay * p")),
         # without the no_grad block the whole body moves left: written out, not as an edit

@@ -9,6 +9,14 @@ EVAL_DISABLES_GRAD = True
 '''),
     ],
     "ex2_dropout": [
+        ("shortcut: calls F.dropout", """
+def dropout(x, p, training):
+    return torch.nn.functional.dropout(x, p, training)
+"""),
+        ("shortcut: an nn.Dropout module", """
+def dropout(x, p, training):
+    return nn.Dropout(p).train(training)(x)
+"""),
         ("zeroes without rescaling the survivors", '''
 def dropout(x, p, training):
     if not training:
@@ -45,6 +53,16 @@ def predict(model, x):
     with torch.no_grad():
         return model(x).argmax(dim=1)
 '''),
+        ("restores only the model's own flag: model.train(was) switches a frozen BatchNorm back to training", '''
+def predict(model, x):
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            return model(x).argmax(dim=1)
+    finally:
+        model.train(was_training)
+'''),
     ],
     "ex4_predict_bn": [
         ("stores the biased variance in running_var", '''
@@ -59,6 +77,10 @@ TRAIN_OUT_COL0 = [-1.0, 0.0, 1.0]
 '''),
     ],
     "ex5_batchnorm": [
+        ("shortcut: calls F.batch_norm", """
+def batchnorm_forward(x, weight, bias, running_mean, running_var, training, momentum=0.1, eps=1e-5):
+    return torch.nn.functional.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)
+"""),
         ("normalises with the unbiased variance", '''
 def batchnorm_forward(x, weight, bias, running_mean, running_var, training, momentum=0.1, eps=1e-5):
     if training:
@@ -121,11 +143,12 @@ def dropout(x, p, training):
 ''',
     "ex3_predict": '''
 def predict(model, x):
-    mode = model.training
+    modes = [(m, m.training) for m in model.modules()]  # parents come before their children
     model.train(False)
     with torch.inference_mode():
         classes = torch.max(model(x), dim=1).indices
-    model.train(mode)
+    for m, mode in modes:
+        m.train(mode)
     return classes
 ''',
     "ex4_predict_bn": '''
