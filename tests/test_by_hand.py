@@ -56,13 +56,16 @@ GELU_SHORTCUTS = {
     "torch._C._nn.gelu": lambda: torch._C._nn.gelu(X),
     "nn.GELU()": lambda: nn.GELU()(X),
     "F.gelu under a private name": lambda: (lambda g: g(X))(F.gelu),
+    "torch.ops.aten.gelu": lambda: torch.ops.aten.gelu(X),
+    "torch.ops.aten.gelu.default": lambda: torch.ops.aten.gelu.default(X),
 }
 
 
 @pytest.mark.parametrize("shortcut", GELU_SHORTCUTS, ids=list(GELU_SHORTCUTS))
 def test_gelu_by_name_is_caught_whichever_alias(ns, shortcut):
     msg = refused(ns, GELU_SHORTCUTS[shortcut], "GELU", "gelu")
-    assert msg == "this exercise asks for GELU by hand: `gelu` was called (not allowed here: gelu)"
+    assert msg.startswith("this exercise asks for GELU by hand: `gelu")
+    assert msg.endswith("` was called (not allowed here: gelu)")
 
 
 def test_the_message_names_the_task_the_call_and_what_is_off_limits(ns):

@@ -108,8 +108,8 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
     spaces = {}  # package -> its modules' namespaces
     home = globals()  # the notebook's namespace: a learner's `from numpy.linalg import norm` binds here
 
-    def bare(name):  # torch.special.erf is named "special_erf", torch.linalg.norm "linalg_norm"
-        name = name.strip("_")
+    def bare(name):  # torch.special.erf is named "special_erf", torch.ops.aten.gelu.default "gelu.default"
+        name = name.split(".")[0].strip("_")
         for prefix in ("special_", "linalg_", "fft_"):
             name = name[len(prefix):] if name.startswith(prefix) else name
         return name
