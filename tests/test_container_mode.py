@@ -30,6 +30,7 @@ import nbformat
 import pytest
 
 from autograder.isolation import lone
+from autograder.isolation.limits import MAX_TASKS
 from tests.tiny_course import ROOT, alive, blank, make_course, with_answer
 from tests.tiny_course import cli as course_cli
 
@@ -106,6 +107,20 @@ _try("list_handins", lambda: os.listdir(_R + {handins!r}))
 _try("write_top", lambda: _append(_R + "/pwned", "x"))
 _try("signal_launcher", lambda: os.kill(os.getppid(), 9))
 _try("scratch", lambda: _append("scratch-ok", "x"))
+
+
+def _flood():  # more processes than a kernel may have: the cap counts this user's, so it holds here too
+    started = []
+    try:
+        for _ in range({cap} + 10):
+            started.append(subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL))
+    finally:
+        for p in started:
+            p.kill()
+            p.wait()
+
+
+_try("exceed_process_cap", _flood)
 with open(os.path.join(_LOG, "status"), "w") as f:
     f.write(open("/proc/self/status").read())
 _LATER = """import os, time
@@ -124,7 +139,7 @@ subprocess.Popen([_PY, "-c", _LATER, _MARK], start_new_session=True, stdin=subpr
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 '''
 ATTACKS = ("write_results", "new_results", "overwrite_bundle", "replace_grader", "read_source", "list_cache",
-           "list_handins", "write_top", "signal_launcher")
+           "list_handins", "write_top", "signal_launcher", "exceed_process_cap")
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +163,7 @@ def stand_in():
 
 def hostile(src: Path, log: Path, mark: str, **paths: str) -> str:
     nb = blank(nbformat.read(str(src), 4))  # ex1 answered (2 points of 5), ex2 left blank
-    answer = HOSTILE.format(log=str(log), python=sys.executable, mark=mark, **paths)
+    answer = HOSTILE.format(log=str(log), python=sys.executable, mark=mark, cap=MAX_TASKS, **paths)
     return nbformat.writes(with_answer(nb, "ex1_double", answer))
 
 
