@@ -129,3 +129,30 @@ def test_a_class_with_a_pipe_and_a_link_for_timestamps_gets_every_row(tmp_path):
     assert rows["plain"]["submitted_at"].startswith("2026-12-01 18:30")
     for who, why in (("pipe", "not a regular file"), ("link", "symbolic link")):
         assert rows[who]["submitted_at"] == "" and why in rows[who]["status"], rows[who]
+
+
+def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_at_once(tmp_path, monkeypatch):
+    """Gradescope's and PrairieLearn's submission folder is a class folder too: a named pipe or a link under a
+    notebook's name is a 0 with a reason, read through nothing and waited on by nothing."""
+    import json
+
+    from autograder import course
+    from autograder.classroom import gradescope, prairielearn
+
+    src = make_course(tmp_path)
+    from autograder.pipeline import cells
+
+    monkeypatch.setattr(course, "SOURCE_DIR", tmp_path / "notebooks")
+    monkeypatch.setattr(cells, "SOURCE_DIR", tmp_path / "notebooks")  # bound by name there
+    for platform, folder in (("gs-pipe", "submission"), ("pl-link", "student")):
+        sub = tmp_path / platform / folder
+        sub.mkdir(parents=True)
+        if platform == "gs-pipe":
+            os.mkfifo(sub / "01_tiny.ipynb")
+            out = _within(60, gradescope.run, tmp_path / platform, "junior", ["01"], "visible", 30)
+        else:
+            (sub / "01_tiny.ipynb").symlink_to(src)  # the solved source itself
+            out = _within(60, prairielearn.run, tmp_path / platform, "junior", ["01"], 30)
+        res = json.loads(out.read_text())
+        assert res["score"] == 0, res
+        assert ("not a regular file" if platform == "gs-pipe" else "symbolic link") in res["output"], res
