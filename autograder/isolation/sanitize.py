@@ -147,7 +147,7 @@ def clean_markdown(source) -> str:
 
 def _removes(html: str) -> bool:
     """Whether the allow-list would remove anything of this fragment (a tag, an attribute, a link)."""
-    from bleach._vendor import html5lib
+    html5lib = _html5lib()
 
     root = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
     for el in root.iter():
@@ -164,6 +164,16 @@ def _removes(html: str) -> bool:
 # What a page's body may carry on <body> itself (nbconvert's theme switches); nothing else of the frame.
 BODY_ATTRS = ("class", "data-jp-theme-light", "data-jp-theme-name")
 _DROPPED_WHOLE = {"script", "style", "template", "noscript"}  # their text would only show as clutter
+
+
+def _html5lib():
+    """The HTML5 parser (WHATWG's parsing rules, as browsers apply them): bleach's own copy, as bleach is already
+    a dependency; the html5lib package where a bleach no longer carries one."""
+    try:
+        from bleach._vendor import html5lib
+    except ImportError:
+        import html5lib
+    return html5lib
 
 
 def _local(tag) -> str:
@@ -188,7 +198,7 @@ def clean_page(page: str, own_styles: Iterable[str] = ()) -> str:
     javascript:, vbscript: or data: link, whatever its case, spacing or entities), its <title> as text, and
     of its <style> elements only those whose text is one of `own_styles` (the course's own), moved to
     <head> in their order. Every other thing in <head> (scripts, links, meta) goes."""
-    from bleach._vendor import html5lib
+    html5lib = _html5lib()
 
     if not isinstance(page, str):
         page = "".join(page) if isinstance(page, list) else str(page)
@@ -218,7 +228,7 @@ def clean_page(page: str, own_styles: Iterable[str] = ()) -> str:
 
 def styles_of(page: str) -> list[str]:
     """The text of every <style> element of a page (the course's own template, read once by its writer)."""
-    from bleach._vendor import html5lib
+    html5lib = _html5lib()
 
     root = html5lib.parse(page, treebuilder="etree", namespaceHTMLElements=False)
     return [el.text or "" for el in root.iter() if _local(el.tag) == "style"]
