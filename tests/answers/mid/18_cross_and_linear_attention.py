@@ -222,3 +222,11 @@ def ntk_scaled_base(base, head_dim, scale):
 _CPU_ALIBI = ALT["ex4_alibi_ntk"].replace("device=device, ", "").replace(".to(device)", "")
 assert _CPU_ALIBI != ALT["ex4_alibi_ntk"]
 WRONG["ex4_alibi_ntk"].append(("alibi_bias ignores its device argument: the bias is always on the CPU", _CPU_ALIBI))
+
+# issue 33: the statement asks for attention by hand; calling the fused library kernel is a shortcut.
+WRONG["ex1_cross_attention"].append(("shortcut: calls F.scaled_dot_product_attention", '''
+def cross_attention(q, k, v, memory_pad_mask):
+    keep = ~memory_pad_mask[:, None, :]
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+    return torch.where(keep.any(-1, keepdim=True), out, torch.zeros_like(out))
+'''))
