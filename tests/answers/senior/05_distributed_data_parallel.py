@@ -15,8 +15,8 @@ VISITED_TWICE = 0
 
 _EX3_NO_DDP = edited(edited(_ref("ex3_ddp"), """    dev = next(model.parameters()).device
     ddp = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None)
-"""), "ddp(xs)", "model(xs)")
-_EX3_SUM = edited(_ref("ex3_ddp"), "F.mse_loss(ddp(xs), ys)", 'F.mse_loss(ddp(xs), ys, reduction="sum")')
+"""), "ddp(x)", "model(x)")
+_EX3_SUM = edited(_ref("ex3_ddp"), "F.mse_loss(ddp(x), y)", 'F.mse_loss(ddp(x), y, reduction="sum")')
 
 _EX4_NO_NOSYNC = edited(_ref("ex4_no_sync"), """    for x, y in micro_batches[:-1]:
         with ddp_model.no_sync():
@@ -24,6 +24,14 @@ _EX4_NO_NOSYNC = edited(_ref("ex4_no_sync"), """    for x, y in micro_batches[:-
     x, y = micro_batches[-1]
     (F.mse_loss(ddp_model(x), y) / k).backward()""", """    for x, y in micro_batches:
         (F.mse_loss(ddp_model(x), y) / k).backward()""")
+# One forward and one backward over the concatenated micro-batches: right gradients and one all-reduce, but it
+# needs the memory of the whole batch, which accumulation exists to avoid (review finding S-05.7).
+_EX4_CONCAT = '''def accumulate_no_sync(ddp_model, micro_batches):
+    x = torch.cat([xb for xb, _ in micro_batches])
+    y = torch.cat([yb for _, yb in micro_batches])
+    F.mse_loss(ddp_model(x), y).backward()
+'''
+
 _EX4_NO_SCALE = edited(edited(edited(_ref("ex4_no_sync"), "    k = len(micro_batches)\n"),
                               "            (F.mse_loss(ddp_model(x), y) / k).backward()",
                               "            F.mse_loss(ddp_model(x), y).backward()"),
@@ -66,9 +74,8 @@ VISITED_TWICE = PER_RANK * 4 - 10
 '''
 
 _EX3_ALT = '''def ddp_gradients(model, x, y, rank, world_size):
-    # what DDP does, by hand: local backward on a strided shard, then average every gradient
-    xs, ys = x[rank::world_size], y[rank::world_size]
-    F.mse_loss(model(xs), ys).backward()
+    # what DDP does, by hand: local backward on this rank's shard, then average every gradient
+    F.mse_loss(model(x), y).backward()
     out = {}
     for n, p in model.named_parameters():
         g = p.grad.detach().clone()
@@ -127,7 +134,8 @@ WRONG = {
     "ex3_ddp": [("no DDP: each rank keeps its local gradient", _EX3_NO_DDP),
                 ("sum loss: DDP averages, so the scale is off", _EX3_SUM)],
     "ex4_no_sync": [("no no_sync: all-reduces on every micro-batch", _EX4_NO_NOSYNC),
-                    ("forgets the 1/K scaling", _EX4_NO_SCALE)],
+                    ("forgets the 1/K scaling", _EX4_NO_SCALE),
+                    ("one forward over the concatenated micro-batches", _EX4_CONCAT)],
     "ex5_collectives": [("reduce-scatter without the all-gather", _EX5_NO_GATHER),
                         ("no barrier: rank 1 reads before rank 0 wrote", _EX6_NO_BARRIER),
                         ("no broadcast: ranks keep their own seed", _EX6_NO_BCAST)],

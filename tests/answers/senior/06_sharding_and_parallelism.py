@@ -175,19 +175,28 @@ _EX5_SUM_LOSS = '''def gpipe_forward_backward(stages, x, y, n_micro):
     return torch.stack([l.detach() for l in losses]).mean().item(), schedule
 '''
 
+# Runs each micro-batch through all stages before the next (no pipelining) and writes the GPipe schedule from
+# the formula: the values and the returned schedule are right, the order the stages ran in is not (S-06.3).
 _EX5_SEQUENTIAL = '''def gpipe_forward_backward(stages, x, y, n_micro):
-    # runs each micro-batch through all stages before starting the next: no pipelining
     p = len(stages)
-    schedule, total = [], 0.0
-    for i, (xb, yb) in enumerate(zip(x.chunk(n_micro), y.chunk(n_micro))):
-        a = xb
-        for s in range(p):
-            a = stages[s](a)
-            schedule.append([(s, i)])
-        loss = F.mse_loss(a, yb) / n_micro
+    total = 0.0
+    for xb, yb in zip(x.chunk(n_micro), y.chunk(n_micro)):
+        loss = F.mse_loss(nn.Sequential(*stages)(xb), yb) / n_micro
         loss.backward()
         total += loss.item()
+    schedule = [[(s, t - s) for s in range(p) if 0 <= t - s < n_micro] for t in range(n_micro + p - 1)]
     return total, schedule
+'''
+
+_EX2_ZERO_OPTIMIZER = '''def zero1_init(params, rank, world_size):
+    from torch.distributed.optim import ZeroRedundancyOptimizer
+    return {"opt": ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=1e-3)}
+
+
+def zero1_step(params, state, lr, rank, world_size):
+    for group in state["opt"].param_groups:
+        group["lr"] = lr
+    state["opt"].step()
 '''
 
 _EX5_TENSOR_LOSS = '''def gpipe_forward_backward(stages, x, y, n_micro):
@@ -207,19 +216,23 @@ _EX5_TENSOR_LOSS = '''def gpipe_forward_backward(stages, x, y, n_micro):
     return loss, schedule  # a tensor, not the float the docstring asks for
 '''
 
+# Tick by tick like the reference, but the last stage runs first within a tick (as if each stage handed its output
+# on at the end of the tick), and the loss is a summed MSE divided by the element count.
 _EX5_ALT = '''def gpipe_forward_backward(stages, x, y, n_micro):
     p = len(stages)
     xs, ys = x.chunk(n_micro), y.chunk(n_micro)
-    outs = {}
-    schedule = [[] for _ in range(n_micro + p - 1)]
-    for i in range(n_micro):            # same dependency order, enumerated by micro-batch
-        a = xs[i]
-        for s in range(p):
-            a = stages[s](a)
-            schedule[i + s].append((s, i))
-        outs[i] = a
+    acts = dict(enumerate(xs))
+    schedule = []
+    for t in range(n_micro + p - 1):
+        ran = []
+        for s in reversed(range(p)):
+            i = t - s
+            if 0 <= i < n_micro:
+                acts[i] = stages[s](acts[i])
+                ran.append((s, i))
+        schedule.append(ran)
     n = x.shape[0]
-    loss = sum(F.mse_loss(outs[i], ys[i], reduction="sum") for i in range(n_micro)) / (n * y.shape[1])
+    loss = sum(F.mse_loss(acts[i], ys[i], reduction="sum") for i in range(n_micro)) / (n * y.shape[1])
     loss.backward()
     return loss.item(), schedule
 '''
@@ -243,13 +256,14 @@ WRONG = {
     "ex1_zero_memory": [("shards parameters at stage 2", _EX1_STAGE2_PARAMS),
                         ("shards gradients at stage 1", _EX1_STAGE1_GRADS)],
     "ex2_zero1": [("updates its own slice but never all-gathers", _EX2_NO_GATHER),
-                  ("keeps the full Adam state on every rank", _EX2_FULL_STATE)],
+                  ("keeps the full Adam state on every rank", _EX2_FULL_STATE),
+                  ("shortcut: torch.distributed.optim.ZeroRedundancyOptimizer", _EX2_ZERO_OPTIMIZER)],
     "ex3_tp_shards": [("adds the row-parallel bias on every rank", _EX3_BIAS_EVERYWHERE),
                       ("splits fc2 along the wrong dimension", _EX3_WRONG_DIM)],
     "ex4_tp_dist": [("differentiable all-reduce that sums gradients: W times too large", _EX4_SUM_BACKWARD),
                     ("all-reduces a detached tensor: no gradient reaches the shard", _EX4_DETACHED)],
     "ex5_pipeline": [("sums micro-batch losses instead of averaging", _EX5_SUM_LOSS),
-                     ("no pipelining: one micro-batch at a time", _EX5_SEQUENTIAL),
+                     ("no pipelining: one micro-batch through all stages at a time, the GPipe schedule written from the formula", _EX5_SEQUENTIAL),
                      ("returns the loss as a tensor, not a Python float", _EX5_TENSOR_LOSS)],
     "ex6_bubble": [("idle/busy ratio instead of idle fraction", _EX6_RATIO)],
 }
