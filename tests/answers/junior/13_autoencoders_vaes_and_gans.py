@@ -19,10 +19,16 @@ WRONG = {
         ("computes the errors with autograd on: they require grad",
          edited(_ref("ex1_anomaly"), """    with torch.no_grad():
         return ((model(x) - x) ** 2)""", """    return ((model(x) - x) ** 2)""")),
+        ("flags errors >= the threshold instead of strictly greater",
+         edited(_ref("ex1_anomaly"), "reconstruction_errors(model, x) > threshold", "reconstruction_errors(model, x) >= threshold")),
         ("a nearest-rank threshold (sort and index) instead of torch.quantile's interpolation",
          edited(_ref("ex1_anomaly"), "torch.quantile(errors, q)", "errors.sort().values[int(q * errors.numel())]")),
     ],
     "ex2_reparam": [
+        ("shortcut: Normal(mu, std).rsample(), the library's reparameterised draw", '''
+def reparameterize(mu, logvar):
+    return torch.distributions.Normal(mu, torch.exp(0.5 * logvar)).rsample()
+'''),
         ("samples with torch.normal(mu, std): the gradient to mu is zero", '''
 def reparameterize(mu, logvar):
     return torch.normal(mu, torch.exp(0.5 * logvar))
@@ -37,6 +43,12 @@ def reparameterize(mu, logvar):
          edited(_ref("ex2_reparam"), "torch.randn_like(mu)", "torch.randn(mu.shape)")),
     ],
     "ex3_kl_elbo": [
+        ("shortcut: the KL from torch.distributions.kl_divergence", edited(_ref("ex3_kl_elbo"),
+         "    return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)",
+         """    from torch.distributions import Normal, kl_divergence
+
+    q = Normal(mu, torch.exp(0.5 * logvar))
+    return kl_divergence(q, Normal(torch.zeros_like(mu), torch.ones_like(mu))).sum(dim=1)""")),
         ("F.mse_loss (a mean over the features too) plus the batch mean of the KL", edited(_ref("ex3_kl_elbo"), """    recon = ((x_recon - x) ** 2).sum(dim=1)
     return (recon + gaussian_kl(mu, logvar)).mean()""", """    return F.mse_loss(x_recon, x) + gaussian_kl(mu, logvar).mean()""")),
         ("averages the KL over the latent dims instead of summing",
@@ -100,8 +112,8 @@ def flag_anomalies(model, x, threshold):
 ''',
     "ex2_reparam": '''
 def reparameterize(mu, logvar):
-    # rsample() is the reparameterised draw: mu + scale * eps
-    return torch.distributions.Normal(mu, logvar.mul(0.5).exp()).rsample()
+    # mu + std * eps in one fused op, eps drawn with the dtype and device of logvar
+    return torch.addcmul(mu, logvar.mul(0.5).exp(), torch.randn_like(logvar))
 ''',
     "ex3_kl_elbo": '''
 def gaussian_kl(mu, logvar):
