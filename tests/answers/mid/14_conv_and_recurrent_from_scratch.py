@@ -209,14 +209,12 @@ def gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
 ''',
     "ex6_unroll": '''\
 def lstm_unroll(lstm, x, state=None):
-    cell = nn.LSTMCell(lstm.input_size, lstm.hidden_size).to(device=x.device, dtype=x.dtype)
-    cell.weight_ih, cell.weight_hh = lstm.weight_ih_l0, lstm.weight_hh_l0
-    cell.bias_ih, cell.bias_hh = lstm.bias_ih_l0, lstm.bias_hh_l0
+    weights = (lstm.weight_ih_l0, lstm.weight_hh_l0, lstm.bias_ih_l0, lstm.bias_hh_l0)
     zeros = torch.zeros(x.shape[0], lstm.hidden_size, device=x.device, dtype=x.dtype)
     hc = (zeros, zeros) if state is None else (state[0].squeeze(0), state[1].squeeze(0))
     hs = []
     for xt in x.unbind(1):
-        hc = cell(xt, hc)
+        hc = lstm_cell(xt, *hc, *weights)
         hs.append(hc[0])
     return torch.stack(hs, 1), (hc[0][None], hc[1][None])
 ''',
@@ -227,3 +225,40 @@ def last_hidden(lstm, x_padded, lengths):
     return out.gather(1, idx).squeeze(1)
 ''',
 }
+
+
+# issue 33: "from scratch" means the library's convolutions and recurrent layers are off limits (exercises 1-6).
+WRONG["ex1_out_size"].append(("shortcut: measures the size with F.conv1d on zeros", '''
+def conv_out_size(n, kernel_size, stride=1, padding=0, dilation=1):
+    return F.conv1d(torch.zeros(1, 1, n), torch.zeros(1, 1, kernel_size), stride=stride, padding=padding,
+                    dilation=dilation).shape[-1]
+
+
+def same_padding(kernel_size, dilation=1):
+    return dilation * (kernel_size - 1) // 2
+'''))
+WRONG["ex2_conv_unfold"].append(("shortcut: calls F.conv2d", '''
+def conv2d_unfold(x, weight, bias=None, stride=1, padding=0, dilation=1):
+    return F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation)
+'''))
+WRONG["ex3_receptive_field"].append(("shortcut: measures the field with F.conv1d and autograd", '''
+def receptive_field(layers):
+    x = torch.ones(1, 1, 512, dtype=torch.float64, requires_grad=True)
+    y = x
+    for k, s, d in layers:
+        y = F.conv1d(y, torch.ones(1, 1, k, dtype=torch.float64), stride=s, dilation=d)
+    (g,) = torch.autograd.grad(y[0, 0, 0], x)
+    return int(g[0, 0].nonzero().max()) + 1
+'''))
+WRONG["ex4_lstm_cell"].append(("shortcut: calls torch.lstm_cell", '''
+def lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    return torch.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
+'''))
+WRONG["ex5_gru_cell"].append(("shortcut: calls torch.gru_cell", '''
+def gru_cell(x, h, w_ih, w_hh, b_ih, b_hh):
+    return torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh)
+'''))
+WRONG["ex6_unroll"].append(("shortcut: calls the nn.LSTM module itself", '''
+def lstm_unroll(lstm, x, state=None):
+    return lstm(x, state)
+'''))
