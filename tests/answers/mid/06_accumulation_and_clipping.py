@@ -91,7 +91,7 @@ WRONG = {
          "NORM_AFTER_NORM_CLIP = 13.0\nNORM_AFTER_VALUE_CLIP = 1.0\nKEEPS_DIRECTION = 'value'\n"),
     ],
     "ex6_adam": [
-        ("no bias correction: the first steps are far too small",
+        ("no bias correction: the early steps are several times too large",
          _SIG6 +
          "    m = state['exp_avg'] = beta1 * state['exp_avg'] + (1 - beta1) * grad\n"
          "    v = state['exp_avg_sq'] = beta2 * state['exp_avg_sq'] + (1 - beta2) * grad * grad\n"
@@ -161,3 +161,19 @@ WRONG["ex4_clip"].append((
     "right values, but replaces each .grad with a new tensor instead of scaling it in place",
     ALT["ex4_clip"].replace("        p.grad.mul_(scale)\n", "        p.grad = p.grad * scale\n")))
 assert WRONG["ex4_clip"][-1][1] != ALT["ex4_clip"]
+
+WRONG["ex4_clip"].append((
+    "shortcut: calls torch.nn.utils.clip_grad_norm_ (the statement asks for it by hand)",
+    _SIG4 +
+    "    return torch.nn.utils.clip_grad_norm_(parameters, max_norm)\n"))
+WRONG["ex6_adam"].append((
+    "shortcut: steps a torch.optim.Adam that shares the state's moments (the statement asks for Adam by hand)",
+    _SIG6 +
+    "    p = torch.nn.Parameter(param.detach().clone())\n"
+    "    opt = torch.optim.Adam([p], lr=lr, betas=betas, eps=eps)\n"
+    "    opt.state[p] = {'step': torch.tensor(float(t - 1)), 'exp_avg': state['exp_avg'],\n"
+    "                    'exp_avg_sq': state['exp_avg_sq']}\n"
+    "    p.grad = grad.detach().clone()\n"
+    "    opt.step()\n"
+    "    with torch.no_grad():\n"
+    "        param.copy_(p)\n"))
