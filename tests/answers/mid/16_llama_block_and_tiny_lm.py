@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for notebooks/mid/16_llama_block_and_tiny_lm.ipynb."""
 
+from tests.answers import edited, reference
+
 _SWIGLU_INIT = '''class SwiGLU(nn.Module):
     def __init__(self, d_model, hidden):
         super().__init__()
@@ -312,3 +314,7 @@ ALT = {
 _CPU_SFT = ALT["ex7_sft_batch"].replace(", device=device)", ")")
 assert _CPU_SFT != ALT["ex7_sft_batch"]
 WRONG["ex7_sft_batch"].append(("build_sft_batch ignores its device argument: the batch stays on the CPU", _CPU_SFT))
+
+# issue 33 (blind set): AdamW with its default weight decay (0.01) where the statement says 0.
+WRONG["ex6_train"].append(("AdamW with its default weight decay instead of weight_decay=0.0",
+                           edited(reference("mid/16_llama_block_and_tiny_lm", "ex6_train"), ", weight_decay=0.0", "")))
