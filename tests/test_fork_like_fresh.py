@@ -7,8 +7,7 @@ descriptors, threads, the interpreter's flags and settings, and the random state
 What differs by design is named and tested as such: the modules the server imported are already loaded (the
 probe imports them too, so that both sides hold the same modules); the hash secret of str and bytes is the
 server's (an interpreter draws it once, at start); the kernel's pid is one more than a fresh kernel's (the
-go-between that hands it to the namespace's init took one: its parent is the init all the same); and
-/proc/self/cmdline is the server's command line (sys.argv and sys.orig_argv are the kernel's). Every fork
+go-between that hands it to the namespace's init took one: its parent is the init all the same). Every fork
 draws its own `random`, numpy and torch seeds, as a new interpreter does.
 """
 
@@ -92,6 +91,9 @@ print(json.dumps({
     "tasks": len(os.listdir("/proc/self/task")),
     "flags": repr(sys.flags), "argv": [norm(a) for a in sys.argv], "path": [norm(p) for p in sys.path],
     "executable": sys.executable, "orig_argv": [norm(a) for a in sys.orig_argv],
+    "cmdline": [norm(a) for a in open("/proc/self/cmdline", "rb").read().decode().split("\0")],
+    # in the order the fence's shell happens to pass it on: the entries are what counts
+    "environ": sorted(norm(a) for a in open("/proc/self/environ", "rb").read().decode().split("\0") if a),
     "recursion": sys.getrecursionlimit(), "switch": sys.getswitchinterval(),
     "encodings": [sys.getdefaultencoding(), sys.getfilesystemencoding(), locale.getpreferredencoding(False)],
     "locale": locale.setlocale(locale.LC_ALL, None),
@@ -128,12 +130,14 @@ def kernels():
         mp.undo()
     for f in fresh:
         assert f["env"].pop("PTLAB_ZYGOTE") == "0"
+        f["environ"].remove("PTLAB_ZYGOTE=0")
     return forked, fresh
 
 
 ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", "pid", "ppid", "pgrp", "sid",
            "nice", "affinity", "sched", "creds", "dumpable", "proc_owner", "oom_score_adj", "fds", "threads",
-           "tasks", "flags", "argv", "path", "executable", "orig_argv", "recursion", "switch", "encodings", "locale",
+           "tasks", "flags", "argv", "path", "executable", "orig_argv", "cmdline", "environ", "recursion",
+           "switch", "encodings", "locale",
            "gc", "warnings", "faulthandler", "stack_size", "dont_write_bytecode", "torch_threads"]
 
 
