@@ -1,6 +1,6 @@
 """Known-wrong and alternative answers for notebooks/senior/19_backprop_and_memory_by_hand.ipynb."""
 
-from tests.answers.senior import edited
+from tests.answers.senior import edited, reference
 
 EX1_WRONG_DIVIDE_BY_B = '''
 def softmax_ce_grad(logits, target, ignore_index=-100):
@@ -422,22 +422,52 @@ EX1_WRONG_ONEHOT_ON_CPU = edited(edited(EX1_WRONG_IGNORED_ROWS_KEEP_GRAD, "(logp
                                  "torch.zeros(logits.shape, dtype=logits.dtype).scatter_(1, torch.where(keep, target, 0)[:, None], 1.0)")
 
 
+NB = "senior/19_backprop_and_memory_by_hand"
+
+EX1_SHORTCUT_AUTOGRAD = '''
+def softmax_ce_grad(logits, target, ignore_index=-100):
+    with torch.enable_grad():
+        z = logits.detach().requires_grad_(True)
+        loss = F.cross_entropy(z, target, ignore_index=ignore_index)
+        (grad,) = torch.autograd.grad(loss, z)
+    return loss.detach(), grad
+'''
+
+EX2_SHORTCUT_AUTOGRAD_BACKWARD = _EX2_FORWARD + '''
+    @staticmethod
+    def backward(ctx, grad_out):
+        q, k, v, p = ctx.saved_tensors
+        with torch.enable_grad():
+            q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+            s = q @ k.transpose(-2, -1) * ctx.scale
+            s = s.masked_fill(p == 0, float("-inf"))
+            out = torch.softmax(s, dim=-1) @ v
+            return (*torch.autograd.grad(out, (q, k, v), grad_out), None)
+'''
+
+EX3_WRONG_NO_RADD = edited(reference(NB, "ex3_value"), "    __radd__ = __add__\n", "")
+
+EX5_WRONG_DETACH_NOT_COPY = edited(reference(NB, "ex5_offload"), "t.detach().to(offload_device, copy=True)", "t.detach()")
+
 WRONG = {
     "ex1_ce_grad": [
         ("divides by B, ignored rows included", EX1_WRONG_DIVIDE_BY_B),
         ("no max subtraction: overflows on large logits", EX1_WRONG_UNSTABLE),
         ("ignored rows keep a gradient", EX1_WRONG_IGNORED_ROWS_KEEP_GRAD),
         ("one-hot targets built on the CPU: breaks on a GPU", EX1_WRONG_ONEHOT_ON_CPU),
+        ("shortcut: torch.autograd.grad under enable_grad", EX1_SHORTCUT_AUTOGRAD),
     ],
     "ex2_attention": [
         ("softmax backward without the rowsum term", EX2_WRONG_NO_ROWSUM),
         ("scale missing from dQ and dK", EX2_WRONG_NO_SCALE),
         ("backward recomputes P without the causal mask", EX2_WRONG_BACKWARD_FORGETS_MASK),
+        ("shortcut: backward recomputes the forward and calls torch.autograd.grad", EX2_SHORTCUT_AUTOGRAD_BACKWARD),
     ],
     "ex3_value": [
         ("+= fixed, but the recursive sweep without a topological order", EX3_WRONG_RECURSIVE),
         ("topological order, but grads overwritten", EX3_WRONG_OVERWRITES),
         ("topological sort without a visited set", EX3_WRONG_NO_VISITED_SET),
+        ("no __radd__: 1 + x fails", EX3_WRONG_NO_RADD),
     ],
     "ex4_checkpoint": [
         ("recomputes from the saved inputs without detaching them", EX4_WRONG_NO_DETACH),
@@ -447,6 +477,7 @@ WRONG = {
     "ex5_offload": [
         ("pack keeps the original tensor beside the copy", EX5_WRONG_KEEPS_ORIGINAL),
         ("pack uses .to() without copy: the same tensor on the CPU", EX5_WRONG_NO_COPY),
+        ("pack returns (device, t.detach()): shares storage, nothing offloaded", EX5_WRONG_DETACH_NOT_COPY),
     ],
 }
 

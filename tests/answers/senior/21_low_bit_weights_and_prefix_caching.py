@@ -201,6 +201,11 @@ def generate_batch(model, prompts, max_new_tokens, eos_id, pad_id):
     return torch.tensor(out, device=dev).T
 '''
 
+# issue 33: a finished row is fed its own argmax (masked) instead of pad_id; the emitted row is still padded
+EX5_WRONG_FEEDS_ARGMAX = edited(_ref("ex5_batch_gen"),
+                                "        nxt = torch.where(finished, torch.full_like(nxt, pad_id), nxt)\n        out.append(nxt)\n",
+                                "        out.append(torch.where(finished, torch.full_like(nxt, pad_id), nxt))\n")
+
 EX5_WRONG_POSITIONS = edited(_ref("ex5_batch_gen"), "pos = (mask.cumsum(dim=1) - 1).clamp(min=0)",
                              "pos = torch.arange(ids.shape[1], device=dev).expand_as(ids)")
 
@@ -268,6 +273,7 @@ WRONG = {
         ("match takes whole edges (can exceed the query)", EX4_WRONG_MATCH_WHOLE_EDGE),
     ],
     "ex5_batch_gen": [
+        ("finished rows fed their own argmax instead of pad_id", EX5_WRONG_FEEDS_ARGMAX),
         ("right padding with positions 0..T-1", EX5_WRONG_RIGHT_PAD),
         ("left padding but positions 0..T-1 for every row", EX5_WRONG_POSITIONS),
         ("no per-row EOS: rows keep generating after EOS", EX5_WRONG_NO_EOS_HANDLING),

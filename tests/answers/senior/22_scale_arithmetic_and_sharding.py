@@ -98,6 +98,15 @@ _EX4_KEEPS_WEIGHT = edited(edited(reference(NB, "ex4_zero3"),
 
 _EX4_SUMS = edited(reference(NB, "ex4_zero3"), "grad_shard / world", "grad_shard")
 
+# issue 33: the shortcut lets autograd do the backward through the differentiable all_gather
+_EX4_SHORTCUT_AUTOGRAD_GATHER = '''def zero3_linear(x, shard, out_features, in_features):
+    from torch.distributed.nn.functional import all_gather
+
+    n_w = out_features * in_features
+    full = torch.cat(all_gather(shard))[:n_w + out_features]
+    return x @ full[:n_w].view(out_features, in_features).T + full[n_w:]
+'''
+
 _EX4_ALT = '''def zero3_linear(x, shard, out_features, in_features):
     import torch.nn.functional as F
 
@@ -213,7 +222,8 @@ WRONG = {
     "ex3_allreduce_cost": [("the colleague's ring cost: whole buffer every step", _EX3_BUGGY),
                            ("one phase only", _EX3_ONE_PHASE)],
     "ex4_zero3": [("keeps the gathered weight for backward", _EX4_KEEPS_WEIGHT),
-                  ("sums gradients over ranks instead of averaging", _EX4_SUMS)],
+                  ("sums gradients over ranks instead of averaging", _EX4_SUMS),
+                  ("shortcut: differentiable all_gather, autograd does the backward", _EX4_SHORTCUT_AUTOGRAD_GATHER)],
     "ex5_ring_sim": [("online softmax without rescaling", _EX5_NO_RESCALE),
                      ("scores without 1/sqrt(d)", _EX5_NO_SCALE),
                      ("running state created on the CPU: breaks on a GPU", _EX5_STATE_ON_CPU)],
