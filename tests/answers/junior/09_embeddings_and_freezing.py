@@ -15,6 +15,10 @@ FLOAT_INDEX_RAISES = False
 '''),
     ],
     "ex2_one_hot": [
+        ("shortcut: calls F.embedding", """
+def embedding_via_one_hot(indices, weight):
+    return F.embedding(indices, weight)
+"""),
         ("lets one_hot infer the width from the largest index in the batch",
          edited(_ref("ex2_one_hot"), "F.one_hot(indices, num_classes=weight.shape[0])", "F.one_hot(indices)")),
         ("multiplies the integer one-hot tensor by the float weight", edited(_ref("ex2_one_hot"), ".to(weight.dtype)")),
