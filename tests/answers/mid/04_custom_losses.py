@@ -183,3 +183,18 @@ class WeightedCE(nn.Module):
         return F.nll_loss(logp, target, weight=self.class_weights.to(logp.dtype))
 ''',
 }
+
+WRONG["ex1_label_smoothing"] += [
+    ("shortcut: calls F.cross_entropy(label_smoothing=eps) (the statement asks for it by hand)", '''\
+def smooth_ce(logits, target, eps=0.1, reduction="mean"):
+    return F.cross_entropy(logits, target, label_smoothing=eps, reduction=reduction)
+'''),
+    ("shortcut: F.nll_loss of log_softmax for the NLL term", '''\
+def smooth_ce(logits, target, eps=0.1, reduction="mean"):
+    logp = F.log_softmax(logits, dim=-1)
+    loss = (1 - eps) * F.nll_loss(logp, target, reduction="none") - eps * logp.mean(dim=-1)
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+'''),
+]
