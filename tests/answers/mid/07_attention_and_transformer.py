@@ -204,7 +204,7 @@ ALT = {
         "        if causal:\n"
         "            c = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
         "            mask = c if mask is None else mask & c\n"
-        "        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"
+        "        out = attention(q, k, v, mask)[0]  # exercise 1's function\n"
         "        return self.out_proj(out.permute(0, 2, 1, 3).reshape(B, L, E))\n"),
     "ex4_predict": "MHA_PARAMS_8_HEADS = 16640\nMHA_PARAMS_4_HEADS = 16640.0\n",
     "ex5_pe": (
@@ -255,3 +255,22 @@ ALT = {
         "        self.mix = nn.Linear(d_model, d_model)\n"
         + _TIED_FWD),
 }
+
+WRONG["ex1_sdpa"].append((
+    "shortcut: weights by hand, output from F.scaled_dot_product_attention (the statement forbids it)",
+    "def attention(q, k, v, mask=None):\n"
+    "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"
+    "    if mask is not None:\n"
+    "        scores = scores.masked_fill(~mask, float('-inf'))\n"
+    "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask), scores.softmax(-1)\n"))
+WRONG["ex3_mha"].append((
+    "shortcut: splits the heads, then calls F.scaled_dot_product_attention (the statement forbids it)",
+    _MHA_INIT +
+    "        q, k, v = (p(x).view(B, L, self.h, self.d).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))\n"
+    "        allowed = torch.ones(B, 1, L, L, dtype=torch.bool, device=x.device)\n"
+    "        if key_padding_mask is not None:\n"
+    "            allowed = allowed & ~key_padding_mask[:, None, None, :]\n"
+    "        if causal:\n"
+    "            allowed = allowed & torch.ones(L, L, dtype=torch.bool, device=x.device).tril()\n"
+    "        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n"
+    "        return self.out_proj(out.transpose(1, 2).reshape(B, L, E))\n"))
