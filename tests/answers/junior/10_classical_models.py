@@ -2,6 +2,14 @@
 
 WRONG = {
     "ex1_lstsq": [
+        ("shortcut: scikit-learn's LinearRegression", """
+def fit_linear_lstsq(X, y):
+    from sklearn.linear_model import LinearRegression
+
+    lr = LinearRegression().fit(X.cpu().double().numpy(), y.cpu().double().numpy())
+    return (torch.tensor(lr.coef_, dtype=X.dtype, device=X.device),
+            torch.tensor(lr.intercept_, dtype=X.dtype, device=X.device))
+"""),
         ("forgets the intercept: no column of ones, b fixed at 0", '''
 def fit_linear_lstsq(X, y):
     sol = torch.linalg.lstsq(X, y).solution
@@ -46,6 +54,10 @@ def fit_linear_gd(X, y, lr=0.1, steps=200):
 '''),
     ],
     "ex3_stable_bce": [
+        ("shortcut: calls F.binary_cross_entropy_with_logits", """
+def bce_with_logits(z, y):
+    return F.binary_cross_entropy_with_logits(z, y)
+"""),
         ("max/abs stable form: right values, but autograd takes a side of each kink and the gradient at z = 0 is "
          "1 - y instead of 0.5 - y", '''
 def bce_with_logits(z, y):
@@ -80,6 +92,20 @@ def bce_with_logits(z, y):
 '''),
     ],
     "ex4_standardize": [
+        ("shortcut: scikit-learn's StandardScaler", """
+def standardize(X_train, X_test):
+    from sklearn.preprocessing import StandardScaler
+
+    sc = StandardScaler().fit(X_train.cpu().double().numpy())
+    return tuple(torch.tensor(sc.transform(x.cpu().double().numpy()), dtype=x.dtype, device=x.device)
+                 for x in (X_train, X_test))
+"""),
+        ("divides a constant training column by its std of 0 (nan), unlike StandardScaler", """
+def standardize(X_train, X_test):
+    mean = X_train.mean(dim=0)
+    std = X_train.std(dim=0, correction=0)
+    return (X_train - mean) / std, (X_test - mean) / std
+"""),
         ("divides by the sample std (torch.std's default n - 1), not the population std", '''
 def standardize(X_train, X_test):
     mean, std = X_train.mean(dim=0), X_train.std(dim=0)
@@ -99,6 +125,18 @@ def standardize(X_train, X_test):
 '''),
     ],
     "ex5_logistic": [
+        ("shortcut: scikit-learn's LogisticRegression", """
+def fit_logistic(X, y, lr=0.5, steps=200):
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(max_iter=steps).fit(X.cpu().numpy(), y.cpu().numpy())
+    return (torch.tensor(clf.coef_[0], dtype=X.dtype, device=X.device),
+            torch.tensor(clf.intercept_[0], dtype=X.dtype, device=X.device))
+
+
+def predict_labels(X, w, b):
+    return (X @ w + b > 0).long()
+"""),
         ("thresholds the logit at 0.5 instead of 0 (mixes up logits and probabilities)", '''
 def fit_logistic(X, y, lr=0.5, steps=200):
     w = torch.zeros(X.shape[1], device=X.device, requires_grad=True)
@@ -146,6 +184,13 @@ def predict_labels(X, w, b):
 '''),
     ],
     "ex6_kmeans_assign": [
+        ("shortcut: scikit-learn's pairwise_distances_argmin", """
+def kmeans_assign(X, C):
+    from sklearn.metrics import pairwise_distances_argmin
+
+    return torch.as_tensor(pairwise_distances_argmin(X.cpu().numpy(), C.cpu().numpy()), dtype=torch.long,
+                           device=X.device)
+"""),
         ("takes the farthest centroid (argmax)", '''
 def kmeans_assign(X, C):
     return torch.cdist(X, C).argmax(dim=1)
@@ -217,6 +262,7 @@ def standardize(X_train, X_test):
     X_train, X_test = X_train.double(), X_test.double()
     centre = X_train.sum(dim=0) / X_train.shape[0]
     scale = ((X_train - centre) ** 2).mean(dim=0).sqrt()
+    scale[scale == 0] = 1.0  # a constant feature keeps scale 1, as in StandardScaler
     return (X_train - centre) / scale, (X_test - centre) / scale
 ''',
     "ex5_logistic": '''
