@@ -179,6 +179,26 @@ def test_a_path_whose_module_is_not_installed_is_skipped(ns):
     assert allowed(ns, lambda: 3, "x", "no_such_package_here.thing", "torch.no_such_name") == 3
 
 
+def test_what_cannot_be_forbidden_is_the_author_s_error(ns):
+    with pytest.raises(TypeError, match="cannot forbid"):
+        allowed(ns, lambda: 3, "x", torch.nn.functional)
+    with pytest.raises(TypeError, match="cannot forbid"):
+        allowed(ns, lambda: 3, "x", "torch.nn.functional")
+    assert F.gelu(X).shape == X.shape
+
+
+def test_every_public_method_of_a_forbidden_class_raises(ns):
+    pytest.importorskip("sklearn")
+    from sklearn.neighbors import KNeighborsClassifier
+
+    knn = KNeighborsClassifier(1).fit([[0.0], [1.0]], [0, 1])
+    before = dict(vars(KNeighborsClassifier))
+    for use in (lambda: knn.kneighbors([[0.2]]), lambda: knn.predict_proba([[0.2]]), lambda: knn.get_params()):
+        assert "`sklearn.neighbors.KNeighborsClassifier." in refused(
+            ns, use, "k-NN", "sklearn.neighbors.KNeighborsClassifier")
+    assert knn.get_params()["n_neighbors"] == 1 and dict(vars(KNeighborsClassifier)) == before
+
+
 # ---- autograd -------------------------------------------------------------------------------------------------
 
 W = torch.randn(3, requires_grad=True)
@@ -288,7 +308,9 @@ def _state():
             "engine": torch.autograd.variable.Variable._execution_engine,
             "set_grad": torch._C._set_grad_enabled, "GELU.__init__": nn.GELU.__init__,
             "GELU own __call__": "__call__" in vars(nn.GELU), "Normal.__init__": torch.distributions.Normal.__init__,
-            "grad mode": torch.is_grad_enabled(), "modes": torch.overrides._get_current_function_mode_stack()}
+            "grad mode": torch.is_grad_enabled(), "modes": torch.overrides._get_current_function_mode_stack(),
+            "own attributes": [dict(vars(c)) for c in (torch.optim.Adam, torch.optim.Optimizer, nn.GELU, nn.Module,
+                                                       torch.distributions.Normal, torch.Tensor)]}
 
 
 EVERYTHING = ("gelu", "softmax", nn.GELU, "torch.optim.Adam", "numpy.linalg.norm", "torch.distributions.Normal")

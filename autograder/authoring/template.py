@@ -154,13 +154,14 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
             return obj
         return None
 
-    def forbid_class(cls, name):  # also instances made before the block, and subclasses: patch the class
-        methods = ("__call__ forward step fit predict predict_proba kneighbors transform fit_transform score "
-                   "sample rsample log_prob cdf icdf entropy").split()
+    def forbid_class(cls, name):  # instances made before the block and subclasses too: patch the class
         swap(cls, "__init__", refuse(f"`{name}` was called"))
-        for attr in methods:
-            if any(attr in vars(k) for k in cls.__mro__[:-1]):
-                swap(cls, attr, refuse(f"`{name}{'' if attr == '__call__' else '.' + attr}` was called"))
+        if any("__call__" in vars(k) for k in cls.__mro__[:-1]):
+            swap(cls, "__call__", refuse(f"`{name}` was called"))
+        public = {a for k in cls.__mro__[:-1] for a, v in vars(k).items()  # forward, step, fit, sample...
+                  if isinstance(v, types.FunctionType) and not a.startswith("_")}
+        for attr in sorted(public):
+            swap(cls, attr, refuse(f"`{name}.{attr}` was called"))
 
     def package(top):  # the namespaces of a package's loaded modules, looked up once per block
         if top not in spaces:
@@ -193,7 +194,7 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
         """Sees every torch function, Tensor method and module's inner call (nested calls run with the mode
         popped, so a function is matched by name, whichever alias the learner called)."""
 
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        def __torch_function__(self, func, kinds, args=(), kwargs=None):
             name = getattr(func, "__name__", "")
             if bare(name) in names:
                 fail(f"`{name}` was called")
@@ -220,6 +221,8 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
                 forbid_class(obj, shown[-1])
             elif callable(obj):
                 forbid_function(obj, f"`{shown[-1]}` was called")
+            elif obj is not None:  # None: not installed here
+                raise TypeError(f"_by_hand cannot forbid {item!r}: name a function, a class or a torch name")
         if autograd:
             shown.append("autograd")
             torch._C._set_grad_enabled(False)
