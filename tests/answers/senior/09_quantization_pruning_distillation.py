@@ -159,13 +159,47 @@ EX5_WRONG_PRUNES_BIASES = edited(EX5_ALT, "            m.weight.mul_(mask)\n",
                                  "            m.bias.mul_((m.bias.abs() > flat.kthvalue(k).values).to(m.bias.dtype))\n")
 
 
+# Shortcuts the statement puts off limits (issue 33): PyTorch's own quantize functions.
+EX1_SHORTCUT = '''
+def quantize_symmetric(w, per_channel=False):
+    amax = w.detach().abs().amax(dim=1) if per_channel else w.detach().abs().amax()
+    scale = amax.clamp_min(1e-12) / 127.0
+    if per_channel:
+        q = torch.quantize_per_channel(w.detach(), scale.double(), torch.zeros_like(scale, dtype=torch.long), 0, torch.qint8)
+        return q.int_repr(), scale.unsqueeze(1)
+    return torch.quantize_per_tensor(w.detach(), float(scale), 0, torch.qint8).int_repr(), scale
+
+
+def dequantize(q, scale):
+    return q.to(torch.float32) * scale
+'''
+
+EX3_SHORTCUT = '''
+class FakeQuantSTE(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale, qmax):
+        with torch.enable_grad():
+            xd = x.detach().requires_grad_(True)
+            y = torch.fake_quantize_per_tensor_affine(xd, float(scale), 0, -qmax, qmax)
+        ctx.save_for_backward(xd, y)
+        return y.detach()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        xd, y = ctx.saved_tensors
+        (g,) = torch.autograd.grad(y, xd, grad_out)
+        return g, None, None
+'''
+
 WRONG = {
     "ex1_symmetric": [("per-channel scale reduces over the wrong axis (columns)", EX1_WRONG_AXIS),
-                      ("divides by 255 for a signed range: half the levels unused", EX1_WRONG_255)],
+                      ("divides by 255 for a signed range: half the levels unused", EX1_WRONG_255),
+                      ("shortcut: torch.quantize_per_tensor / quantize_per_channel", EX1_SHORTCUT)],
     "ex2_affine": [("range does not include 0, so zero is not exact", EX2_WRONG_NO_ZERO),
                    ("non-integer zero point", EX2_WRONG_FLOAT_ZP)],
     "ex3_fakequant": [("STE passes the gradient even for clipped values", EX3_WRONG_PASS_ALL),
-                      ("forgets to clamp to [-qmax, qmax]", EX3_WRONG_NO_CLAMP)],
+                      ("forgets to clamp to [-qmax, qmax]", EX3_WRONG_NO_CLAMP),
+                      ("shortcut: torch.fake_quantize_per_tensor_affine", EX3_SHORTCUT)],
     "ex4_ptq": [("quantizes the original model in place", EX4_WRONG_IN_PLACE),
                 ("size ignores scales and float biases", EX4_WRONG_SIZE)],
     "ex5_prune": [("zeroes weights once without a mask: they grow back", EX5_WRONG_ONE_SHOT),
