@@ -217,3 +217,12 @@ def top_k_cosine(queries, embeddings, k):
     return sims.gather(-1, order), order
 ''',
 }
+
+# issue 33 (blind set): a range that stops at n - overlap returns no window for a sequence shorter than the overlap.
+WRONG["ex4_chunk"].append(("no window for a sequence shorter than the overlap (range stops at n - overlap)", '''
+def chunk(tokens, size, overlap):
+    if size < 1 or not 0 <= overlap < size:
+        raise ValueError(f"need size >= 1 and 0 <= overlap < size, got size={size}, overlap={overlap}")
+    step = size - overlap
+    return [tokens[s:s + size] for s in range(0, max(tokens.shape[0] - overlap, 0), step)]
+'''))
