@@ -208,3 +208,34 @@ ALT = {
         "        return out.relu()\n"),
     "ex6_predict": "LARGER_FIRST_GRAD = 'Residual'\nPROJ_PARAMS = 8448\n",
 }
+
+WRONG["ex1_bn"].append((
+    "shortcut: forward calls F.batch_norm on its own buffers (the statement asks for it by hand)",
+    "class MyBatchNorm2d(nn.Module):\n"
+    "    def __init__(self, num_features, eps=1e-5, momentum=0.1):\n"
+    "        super().__init__()\n"
+    "        self.eps, self.momentum = eps, momentum\n"
+    "        self.weight = nn.Parameter(torch.ones(num_features))\n"
+    "        self.bias = nn.Parameter(torch.zeros(num_features))\n"
+    "        self.register_buffer('running_mean', torch.zeros(num_features))\n"
+    "        self.register_buffer('running_var', torch.ones(num_features))\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,\n"
+    "                            self.training, self.momentum, self.eps)\n"))
+WRONG["ex2_ln"].append((
+    "shortcut: calls F.layer_norm (the statement asks for it by hand)",
+    "def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):\n"
+    "    return F.layer_norm(x, tuple(normalized_shape), weight, bias, eps)\n"))
+WRONG["ex3_gn"].append((
+    "shortcut: F.layer_norm over each reshaped group, then the per-channel affine",
+    "def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):\n"
+    "    N, C = x.shape[:2]\n"
+    "    g = x.reshape(N, num_groups, -1)\n"
+    "    out = F.layer_norm(g, g.shape[-1:], eps=eps).reshape(x.shape)\n"
+    "    shape = (1, C) + (1,) * (x.dim() - 2)\n"
+    "    if weight is not None:\n"
+    "        out = out * weight.view(shape)\n"
+    "    if bias is not None:\n"
+    "        out = out + bias.view(shape)\n"
+    "    return out\n"))
