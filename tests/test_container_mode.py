@@ -59,13 +59,14 @@ os.execvp(sys.argv[1], sys.argv[1:])
 ''' % (SECCOMP_ARCH,)
 
 
-def container(cmd: list[str], hold: Path, seccomp: bool) -> list[str]:
+def container(cmd: list[str], hold: Path, seccomp: bool, open_python: bool = True) -> list[str]:
     """`cmd` in a stand-in for the platform's container (see the module's docstring). `hold`: an empty folder
-    of the test's, a mount point for a moment."""
+    of the test's, a mount point for a moment. `open_python=False`: leave this Python where it is, which
+    may be out of other users' reach."""
     base = Path(sys.base_prefix).resolve()
     closed = next((p for p in reversed(base.parents) if os.stat(p).st_mode & 0o005 != 0o005), None)
     lines = ["set -e"]
-    if closed is not None:  # the interpreter is out of other users' reach: make the path to it open
+    if closed is not None and open_python:  # the interpreter is out of other users' reach: make the path to it open
         lines += [f"mount --bind '{base}' '{hold}'", f"mount -t tmpfs -o mode=755 none '{closed}'",
                   f"mkdir -p '{base}'", f"mount --bind '{hold}' '{base}'", f"umount '{hold}'"]
     lines.append('exec "$@"')
@@ -200,11 +201,8 @@ def assert_held(log: Path, mark: str) -> None:
     assert not alive(mark)
 
 
-def test_gradescope_bundle_with_unshare_forbidden_holds(course, stand_in):
-    if platform.machine() not in SECCOMP_ARCH:
-        pytest.skip(f"no seccomp filter written for {platform.machine()}")
-    tmp, src = course
-    top, log, hold = stand_in
+def gradescope_stand_in(tmp: Path, src: Path, top: Path, log: Path) -> str:
+    """/autograder with the bundle in source/ and the hostile hand-in in submission/; returns its mark."""
     zip_path = tmp / "gradescope.zip"
     done = course_cli(tmp, "bundle", "gradescope", "--tier", "junior", "--notebooks", "01", "--out", str(zip_path),
                       PTLAB_CACHE_DIR=str(tmp / "cache"))
@@ -221,6 +219,15 @@ def test_gradescope_bundle_with_unshare_forbidden_holds(course, stand_in):
         bundle_file="/source/run_autograder", grader_file="/source/autograder/classroom/gradescope.py",
         source="/source/notebooks/junior/01_tiny.ipynb", cache="/source/.ptlab-cache",
         handins="/submission"))
+    return mark
+
+
+def test_gradescope_bundle_with_unshare_forbidden_holds(course, stand_in):
+    if platform.machine() not in SECCOMP_ARCH:
+        pytest.skip(f"no seccomp filter written for {platform.machine()}")
+    tmp, src = course
+    top, log, hold = stand_in
+    mark = gradescope_stand_in(tmp, src, top, log)
     before = (top / "source" / "run_autograder").read_bytes()
     done = subprocess.run(container([str(top / "source" / "run_autograder")], hold, seccomp=True), cwd=top,
                           env=env_for(PTLAB_AUTOGRADER_ROOT=str(top), PTLAB_PYTHON=sys.executable),
@@ -238,6 +245,25 @@ def test_gradescope_bundle_with_unshare_forbidden_holds(course, stand_in):
     for closed in ("source", "results", "submission"):
         mode = (top / closed).stat()
         assert mode.st_uid == 0 and stat.S_IMODE(mode.st_mode) & 0o077 == 0, closed
+
+
+def test_no_kernel_runs_as_root_where_its_own_user_cannot_run_python(course, stand_in):
+    """Fail closed: where this Python is out of other users' reach (here, under /root), a kernel could only
+    run as root, able to rewrite everything: none starts, every notebook scores 0, and the output says why."""
+    base = Path(sys.base_prefix).resolve()
+    if all(os.stat(p).st_mode & 0o005 == 0o005 for p in base.parents):
+        pytest.skip("this Python is open to every user here")
+    tmp, src = course
+    top, log, hold = stand_in
+    gradescope_stand_in(tmp, src, top, log)
+    done = subprocess.run(container([str(top / "source" / "run_autograder")], hold, seccomp=False, open_python=False),
+                          cwd=top, env=env_for(PTLAB_AUTOGRADER_ROOT=str(top), PTLAB_PYTHON=sys.executable,
+                                               PTLAB_SANDBOX="limits"),
+                          capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    res = json.loads((top / "results" / "results.json").read_text())
+    assert res["score"] == 0 and "sandbox REFUSED" in res["output"], res["output"]
+    assert list(log.iterdir()) == [], "a kernel ran"
 
 
 def test_prairielearn_entry_point_in_limits_only_mode_holds(course, stand_in):

@@ -107,6 +107,11 @@ def status() -> str:
                 "user that cannot read or write the course, the hand-ins or the results, writes only its scratch "
                 f"directory, starts at most {MAX_TASKS} processes and threads, and every process it starts is "
                 f"killed before results are written; it can reach the network; {memory_mechanism()}")
+    if root_refused():
+        return ("sandbox REFUSED: unshare with user, mount, network and PID namespaces is refused here, and an "
+                f"unprivileged user cannot start this Python in the temporary folder {tempfile.gettempdir()}, so "
+                "no kernel runs: on a platform a kernel never runs as root. Make the Python environment and the "
+                "temporary folder readable by every user")
     why = ("the grader is not root, so the kernel runs as this user" if not limits.as_root() else
            f"an unprivileged user cannot start this Python in the temporary folder {tempfile.gettempdir()}, so the "
            "kernel runs as root")
@@ -121,12 +126,25 @@ def lone_user() -> bool:
     return enabled() and not namespaces_work() and lone.works()
 
 
+REFUSE_ROOT = "PTLAB_REFUSE_ROOT_KERNEL"  # set by `guard`: no kernel may run as root without namespaces
+
+
+def root_refused() -> bool:
+    """Whether a kernel would run as root without namespaces where a platform adapter forbade it: then none
+    starts (the launcher refuses), and every notebook scores 0 with the status saying why."""
+    return (enabled() and os.environ.get(REFUSE_ROOT) == "1" and limits.as_root() and not namespaces_work()
+            and not lone.works())
+
+
 def guard(paths: list[str | Path]) -> list[str]:
     """A platform adapter, before it grades: where kernels run as users of their own, `paths` (its results
     folder, the hand-ins, the bundle) and the course (the grader's code, the source notebooks, the reference
     cache) become root's and closed to every other user; elsewhere the fence hides them, or nothing can.
     Returns the paths it could not close."""
     if not lone_user():
+        # Fail closed: a kernel running as root could rewrite every one of these (the grader's own setting,
+        # in the environment, so that every process of this grading reads it)
+        os.environ[REFUSE_ROOT] = "1"
         return []
     from autograder.course import CACHE_DIR, ROOT, SOURCE_DIR
 
@@ -135,7 +153,10 @@ def guard(paths: list[str | Path]) -> list[str]:
 
 def settle() -> list[str]:
     """A platform adapter, before it writes results: every process of every kernel's own user is gone
-    (killed, and verified in /proc). Returns a line for the results where one would not die."""
+    (killed, and verified in /proc). Returns a line for the results where one would not die, or where no
+    kernel could run (`root_refused`)."""
+    if root_refused():
+        return [status()]  # why nothing was graded
     left = lone.end() if lone_user() else []
     return [f"the sandbox could not end processes {left} of a kernel"] if left else []
 
@@ -152,6 +173,8 @@ def launcher(scratch: str, runtime: str) -> list[str]:
     fenced = namespaces_work()
     forks = zygote.address() if fenced else None
     alone = not fenced and lone_user()
+    if not fenced and not alone and root_refused():
+        raise OSError(status())
     return [sys.executable, "-m", "autograder.isolation.sandbox", "--scratch", scratch, "--runtime", runtime,
             "--grader", str(os.getpid()), *(["--fence"] if fenced else []), *(["--zygote", forks] if forks else []),
             *(["--lone"] if alone else []), "--"]
