@@ -140,10 +140,8 @@ def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_a
     from autograder.classroom import gradescope, prairielearn
 
     src = make_course(tmp_path)
-    from autograder.pipeline import cells
 
     monkeypatch.setattr(course, "SOURCE_DIR", tmp_path / "notebooks")
-    monkeypatch.setattr(cells, "SOURCE_DIR", tmp_path / "notebooks")  # bound by name there
     for platform, folder in (("gs-pipe", "submission"), ("pl-link", "student")):
         sub = tmp_path / platform / folder
         sub.mkdir(parents=True)

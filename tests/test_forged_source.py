@@ -35,7 +35,6 @@ def here(tiny, monkeypatch, tmp_path):
     """In this process: the tiny course as SOURCE_DIR, a cache of this test's own."""
     tmp, src = tiny
     monkeypatch.setattr(course, "SOURCE_DIR", tmp / "notebooks")
-    monkeypatch.setattr(cells, "SOURCE_DIR", tmp / "notebooks")  # bound by name there (cells.find_source)
     monkeypatch.setattr(expected, "CACHE", tmp_path / "cache" / "expected")
     monkeypatch.setattr(cells, "COMPOSED_DIR", tmp_path / "cache" / "composed")
     return tmp, src

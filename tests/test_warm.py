@@ -18,6 +18,7 @@ PROBE = r"""
 import json, sys
 from pathlib import Path
 from autograder.pipeline import cells
+from autograder.pipeline.sources import source_of
 from autograder.isolation import warm
 from autograder.pipeline.check import grade_submission
 from autograder.pipeline.score import score
@@ -32,7 +33,7 @@ def spy(make):
     return got
 out = []
 for path in sys.argv[2:]:
-    r = grade_submission(cells.read(Path(path)), cells.find_source(Path(path), cells.read(Path(path))), path,
+    r = grade_submission(cells.read(Path(path)), source_of(Path(path), cells.read(Path(path))), path,
                          kernels=spy)
     counts = [c.get("execution_count") for c in r.executed.cells if c.cell_type == "code"]
     out.append({"score": r.score, "passed": [t.passed for t in r.tests], "counts": counts, "faults": r.faults})

@@ -17,6 +17,7 @@ from autograder.classroom.autograded import without_notes
 from autograder.isolation.sanitize import clean_notebook, clean_page, styles_of
 from autograder.pipeline.assemble import without_hidden
 from autograder.pipeline.cells import grade_id, kind, points
+from autograder.pipeline.check import bounded_page
 from autograder.pipeline.observe import MIME
 
 
@@ -80,9 +81,10 @@ def annotate(nb: NotebookNode, row: dict) -> NotebookNode:
 
 
 def page(executed: NotebookNode, row: dict, flags=()) -> str:
-    """The learner's feedback page for one graded notebook and its CSV row."""
-    nb = clean_notebook(annotate(redact(executed, summary(row, flags)), row))
-    return to_html(nb)
+    """The learner's feedback page for one graded notebook and its CSV row, within the page's size and time caps
+    (else a short page that says which cap it passed): every caller, a batch or a refresh, gets the caps."""
+    return bounded_page(lambda: to_html(clean_notebook(annotate(redact(executed, summary(row, flags)), row))),
+                        executed, row)
 
 
 def to_html(nb: NotebookNode) -> str:

@@ -166,9 +166,7 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, reference
     if feedback_dir:
         from autograder.classroom.feedback import page
         from autograder.classroom.whole_file import write_whole
-        from autograder.pipeline.check import bounded_page
 
-        # within the page's size and time caps, or a short page saying which it passed
-        write_whole(bounded_page(lambda: page(report.executed, graded, report.flags), report.executed, graded),
+        write_whole(page(report.executed, graded, report.flags),
                     Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
     return graded

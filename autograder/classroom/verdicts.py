@@ -17,6 +17,7 @@ from pathlib import Path
 from autograder.classroom.summary import printable
 from autograder.course import SOURCE_DIR, GradingInputError, source_notebooks
 from autograder.pipeline import cells
+from autograder.pipeline.sources import source_of
 
 
 @dataclass
@@ -122,7 +123,7 @@ def _source_of(path: Path, sources: list[Path]) -> tuple[Path | None, str]:
         return hit, "" if hit else "not a readable notebook"
     ident = cells.identity(nb)
     try:
-        src = cells.find_source(path, nb)
+        src = source_of(path, nb)
     except GradingInputError:
         src = None
     if src in sources:

@@ -3,7 +3,7 @@
 Two notebooks come out of a composition. The *composed source* holds the reference solutions, the hidden tests,
 the follow-ups' model answers and all grading metadata; it is kept in the course's cache
 (.ptlab-cache/composed/<id>.ipynb, hidden from student kernels) and grading takes tests and metadata from it,
-never from the learner's file (pipeline/cells.find_source). The *learner's notebook* is its student version,
+never from the learner's file (pipeline/sources.source_of). The *learner's notebook* is its student version,
 made by nbgrader's own ClearSolutions and ClearHiddenTests, and names the composition in its metadata.
 
 leaks.py is the lint that proves a learner's notebook gives nothing away.

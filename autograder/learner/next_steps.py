@@ -15,13 +15,13 @@ def _entries(work: Path) -> dict[str, dict]:
     from nbformat import from_dict
 
     from autograder.learner.progress import cached, content_key, notebooks_in
-    from autograder.pipeline.cells import find_source
+    from autograder.pipeline.sources import source_of
 
     found = {}
     for path in notebooks_in(work):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
+            src = source_of(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
             entry = cached(content_key(raw, src))
         except Exception:  # a broken or foreign file tells nothing about progress
             continue

@@ -59,12 +59,12 @@ def _identify(path: Path, raw: dict) -> tuple[str, str, Path] | None:
     """(tier, notebook, source path), or None for a file that is not one of the course's notebooks."""
     from nbformat import from_dict
 
-    from autograder.pipeline.cells import find_source
+    from autograder.pipeline.sources import source_of
 
     if ((raw.get("metadata") or {}).get("ptlab") or {}).get("composed"):
         return None  # an interview or a review: its own record (learner/interview.py, review.py)
     try:
-        src = find_source(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
+        src = source_of(path, from_dict({"metadata": raw.get("metadata", {}), "cells": []}))
     except GradingInputError:
         return None
     return src.parent.name, src.stem, src

@@ -14,6 +14,7 @@ import nbformat
 from autograder.learner.exercise_names import find
 from autograder.pipeline import cells
 from autograder.pipeline.assemble import STUB_CODE
+from autograder.pipeline.sources import source_of
 
 
 def blank_answers(source) -> dict[str, str]:
@@ -31,7 +32,7 @@ def reset(path: Path, exercise: str | None = None) -> list[str]:
     unknown exercise."""
     path = Path(path)
     nb = cells.read(path)
-    source = cells.read(cells.find_source(path, nb))
+    source = cells.read(source_of(path, nb))
     blanks = blank_answers(source)
     wanted = set(find(source, exercise).answers) if exercise else set(blanks)
     done = []

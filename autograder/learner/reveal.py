@@ -25,10 +25,11 @@ class Refused(Exception):
 def _verdicts(path: Path) -> dict[str, bool]:
     """test id -> passed, for the file as it is now: the last check's, or a check now."""
     from autograder.learner.progress import cached, content_key, record
-    from autograder.pipeline.cells import find_source, read
+    from autograder.pipeline.cells import read
+    from autograder.pipeline.sources import source_of
 
     raw = json.loads(path.read_text(encoding="utf-8"))
-    entry = cached(content_key(raw, find_source(path, read(path))))
+    entry = cached(content_key(raw, source_of(path, read(path))))
     if entry is not None:
         return {c["grade_id"]: bool(c["passed"]) for c in entry["cells"]}
     from autograder.pipeline.check import grade_notebook
@@ -47,12 +48,13 @@ def solution(path: Path, exercise: str) -> str:
     """The reference answer cells of a passed exercise. Raises Refused, ValueError (no such exercise) or
     GradingInputError (not a notebook of the course)."""
     from autograder.learner.exercise_names import find
-    from autograder.pipeline.cells import find_source, grade_id, read
+    from autograder.pipeline.cells import grade_id, read
+    from autograder.pipeline.sources import source_of
 
     if os.environ.get(GRADING_ENV):
         raise Refused("not while a notebook is being graded")
     path = Path(path)
-    source = read(find_source(path, read(path)))
+    source = read(source_of(path, read(path)))
     ex = find(source, exercise)
     if not ex.tests:
         raise Refused(f"{ex.name} is a written answer: a person grades it, and its model answer stays with them")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder.course import CACHE_DIR, COURSE, SOURCE_DIR, TIERS, GradingInputError
+from autograder.course import CACHE_DIR, COURSE, TIERS, GradingInputError
 
 
 def nbg(cell: NotebookNode) -> dict:
@@ -79,20 +79,3 @@ def composed_source(nb: NotebookNode) -> Path | None:
     return src
 
 
-def find_source(path: Path, nb: NotebookNode) -> Path:
-    """The source notebook a (possibly renamed) copy came from: its metadata first, its file name second."""
-    composed = composed_source(nb)
-    if composed is not None:
-        return composed
-    ident = identity(nb)
-    if ident:
-        src = SOURCE_DIR / ident[0] / f"{ident[1]}.ipynb"
-        if src.exists():
-            return src
-    stem = Path(path).stem
-    hits = [p for t in TIERS for p in [SOURCE_DIR / t / f"{stem}.ipynb"] if p.exists()]
-    tier_hint = Path(path).parent.name
-    hits = [p for p in hits if p.parent.name == tier_hint] or hits
-    if len(hits) == 1:
-        return hits[0]
-    raise GradingInputError(f"{path}: not a notebook of this course (no course metadata, no matching source)")
