@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("sources", nargs="+")
     p.set_defaults(func=cmd_build)
 
-    p = sub.add_parser("refresh", help="add or update the fixed self-check cells at the end of source notebooks")
+    p = sub.add_parser("refresh", help="bring the fixed cells of source notebooks up to date (the derived cell with _observe and _by_hand; the self-check cells at the end)")
     p.add_argument("notebooks", nargs="*", help="default: every source notebook")
     p.set_defaults(func=cmd_refresh)
 

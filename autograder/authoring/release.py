@@ -19,7 +19,7 @@ LANGUAGE_INFO = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_ext
                  "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
                  "pygments_lexer": "ipython3"}
 # Cells the learner runs but need not read: collapsed in JupyterLab, a titled form on Colab.
-COLLAPSED = {"derived": "Course helpers: device, seeds and the grader's `_observe` (run it; no need to read it)",
+COLLAPSED = {"derived": "Course helpers: device, seeds, the grader's `_observe` and `_by_hand` (run it; no need to read it)",
              "selfcheck": "Check your work (run this cell after saving)"}
 
 

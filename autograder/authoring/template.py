@@ -1,4 +1,7 @@
-"""The cells every notebook starts with. The builder writes them and the linter holds notebooks to them."""
+"""The cells every notebook starts with. The builder writes them and the linter holds notebooks to them.
+
+Long because the derived cell is code every notebook runs as it stands (on Colab too, with nothing of the course
+installed): `_observe` and `_by_hand` are written out here in full, as the learner's kernel receives them."""
 
 from __future__ import annotations
 
