@@ -198,3 +198,14 @@ SECOND_RAISES = dict(square_twice=True, scale_twice=True, sum_twice=False, retai
                      grad_then_backward=True, create_graph_then_backward=False)
 ''',
 }
+
+WRONG["ex6_hvp"] += [
+    ("shortcut: calls torch.autograd.functional.hvp (the statement forbids it)", '''\
+def hvp(f, x, v):
+    return torch.autograd.functional.hvp(f, x, v)[1]
+'''),
+    ("shortcut: forward-over-reverse with torch.func (the statement forbids it)", '''\
+def hvp(f, x, v):
+    return torch.func.jvp(torch.func.grad(f), (x,), (v,))[1]
+'''),
+]
