@@ -235,3 +235,27 @@ ALT = {
 _CPU_FREQ = ALT["ex3_rope_angles"].replace("device=positions.device, ", "")
 assert _CPU_FREQ != ALT["ex3_rope_angles"]
 WRONG["ex3_rope_angles"].append(("the frequencies are created on the CPU, not on positions.device", _CPU_FREQ))
+
+# issue 33: RMSNorm "from scratch": calling the library is a shortcut.
+WRONG["ex1_rmsnorm"].append(("shortcut: calls F.rms_norm", '''
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+'''))
+
+WRONG["ex1_rmsnorm"].append(("upcasts to float32 and never casts back: a bfloat16 model returns float32", '''
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        x = x.float()
+        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
+'''))
