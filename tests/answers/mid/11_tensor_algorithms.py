@@ -181,8 +181,8 @@ def gcn_propagate(x, edge_index):
     deg = torch.zeros(n, dtype=x.dtype, device=x.device).scatter_add_(
         0, idx[1], torch.ones(idx.shape[1], dtype=x.dtype, device=x.device))
     dinv = deg.pow(-0.5)
-    adj = torch.sparse_coo_tensor(idx.flip(0), dinv[idx[1]] * dinv[idx[0]], (n, n))
-    return torch.sparse.mm(adj, x)
+    msg = (dinv[idx[0]] * dinv[idx[1]]).unsqueeze(1) * x[idx[0]]
+    return torch.zeros_like(x).scatter_add_(0, idx[1].unsqueeze(1).expand_as(msg), msg)
 ''',
     "ex7_sparse_adj": '''\
 def normalized_adjacency(edge_index, n):
@@ -196,3 +196,21 @@ def normalized_adjacency(edge_index, n):
     return torch.sparse_coo_tensor(a_hat.indices(), a_hat.values() * d[r] * d[c], (n, n)).coalesce()
 ''',
 }
+
+WRONG["ex6_gcn_scatter"].append(("shortcut: builds the dense normalised adjacency and multiplies (not message passing)", '''\
+def gcn_propagate(x, edge_index):
+    n = x.shape[0]
+    a = torch.zeros(n, n, dtype=x.dtype, device=x.device)
+    a[edge_index[1], edge_index[0]] = 1.0
+    a = a + torch.eye(n, dtype=x.dtype, device=x.device)
+    d = a.sum(1).rsqrt()
+    return (d[:, None] * a * d[None, :]) @ x
+'''))
+WRONG["ex7_sparse_adj"].append(("shortcut: builds the dense matrix, then to_sparse() (the statement forbids a dense (n, n))", '''\
+def normalized_adjacency(edge_index, n):
+    a = torch.zeros(n, n, device=edge_index.device)
+    a[edge_index[1], edge_index[0]] = 1.0
+    a = a + torch.eye(n, device=edge_index.device)
+    d = a.sum(1).rsqrt()
+    return (d[:, None] * a * d[None, :]).to_sparse()
+'''))
