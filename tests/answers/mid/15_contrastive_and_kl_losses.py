@@ -159,7 +159,7 @@ def entropy(probs):
 
 
 def soft_cross_entropy(logits, target_probs):
-    return F.cross_entropy(logits, target_probs, reduction="none")
+    return (target_probs * (logits.logsumexp(-1, keepdim=True) - logits)).sum(-1)
 ''',
     "ex7_distillation": '''\
 def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.5):
@@ -171,3 +171,19 @@ def distillation_loss(student_logits, teacher_logits, labels, T=4.0, alpha=0.5):
     return alpha * T ** 2 * kd + (1 - alpha) * ce
 ''',
 }
+
+# issue 33: entropy and soft cross-entropy by hand; the library's cross_entropy is a shortcut.
+WRONG["ex6_ce_entropy"].append(("shortcut: calls F.cross_entropy with probability targets", '''\
+def entropy(probs):
+    return -torch.xlogy(probs, probs).sum(dim=-1)
+
+
+def soft_cross_entropy(logits, target_probs):
+    return F.cross_entropy(logits, target_probs, reduction="none")
+'''))
+# review M-15.10: multiplying by the mask turns a NaN at a padded position into NaN.
+WRONG["ex5_token_kl"].append(("multiplies by the mask: a NaN at a padded position survives (0 * NaN)", '''\
+def masked_token_kl(student_logits, teacher_logits, mask):
+    per_token = F.kl_div(F.log_softmax(student_logits, -1), F.softmax(teacher_logits, -1), reduction="none").sum(-1)
+    return (per_token * mask).sum() / mask.sum()
+'''))
