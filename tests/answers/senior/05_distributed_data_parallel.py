@@ -51,6 +51,16 @@ _EX6_NO_BCAST = edited(_ref("ex5_collectives"), """    t = torch.tensor([local_s
     dist.broadcast(t, src=0)
     return int(t.item())""", """    return int(local_seed)""")
 
+# The shortcut the statement switches off (issue 33): dist.all_reduce itself.
+_EX5_SHORTCUT = _ref("ex5_collectives") + '''
+
+
+def ring_all_reduce(tensor, rank, world_size):
+    out = tensor.detach().clone()
+    dist.all_reduce(out)
+    return out
+'''
+
 _EX1_ALT = '''import math
 
 from torch.utils.data import DistributedSampler
@@ -136,7 +146,8 @@ WRONG = {
     "ex4_no_sync": [("no no_sync: all-reduces on every micro-batch", _EX4_NO_NOSYNC),
                     ("forgets the 1/K scaling", _EX4_NO_SCALE),
                     ("one forward over the concatenated micro-batches", _EX4_CONCAT)],
-    "ex5_collectives": [("reduce-scatter without the all-gather", _EX5_NO_GATHER),
+    "ex5_collectives": [("shortcut: calls dist.all_reduce", _EX5_SHORTCUT),
+                        ("reduce-scatter without the all-gather", _EX5_NO_GATHER),
                         ("no barrier: rank 1 reads before rank 0 wrote", _EX6_NO_BARRIER),
                         ("no broadcast: ranks keep their own seed", _EX6_NO_BCAST)],
 }
