@@ -1,4 +1,4 @@
-"""Claims mid/13_decoding_strategies makes about PyTorch, as code (cells as tools/dump_notebook.py numbers them)."""
+"""Claims mid/13_decoding_strategies makes about PyTorch, as code (cells by their 0-based index in the notebook)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Claims mid/14_conv_and_recurrent_from_scratch makes about PyTorch, as code (cells as tools/dump_notebook.py numbers them)."""
+"""Claims mid/14_conv_and_recurrent_from_scratch makes about PyTorch, as code (cells by their 0-based index in the notebook)."""
 
 from __future__ import annotations
 

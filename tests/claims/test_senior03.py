@@ -1,4 +1,4 @@
-"""Claims senior/03_activation_memory makes about PyTorch, as code (cells as tools/dump_notebook.py numbers them)."""
+"""Claims senior/03_activation_memory makes about PyTorch, as code (cells by their 0-based index in the notebook)."""
 
 from __future__ import annotations
 

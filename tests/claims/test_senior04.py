@@ -1,4 +1,4 @@
-"""Claims senior/04_compile_and_export makes about PyTorch, as code (cells as tools/dump_notebook.py numbers them)."""
+"""Claims senior/04_compile_and_export makes about PyTorch, as code (cells by their 0-based index in the notebook)."""
 
 from __future__ import annotations
 

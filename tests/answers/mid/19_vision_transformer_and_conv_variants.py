@@ -405,3 +405,25 @@ _CPU_TABLE = ALT["ex2_cls_and_positions"].replace(".to(device=device, dtype=torc
 assert _CPU_TABLE != ALT["ex2_cls_and_positions"]
 WRONG["ex2_cls_and_positions"].append(("sincos_2d ignores its device argument: the table is always on the CPU",
                                        _CPU_TABLE))
+
+# issue 33: max-pooling by hand; calling F.max_pool2d in forward is a shortcut.
+WRONG["ex5_maxpool_backward"].append(("shortcut: forward calls F.max_pool2d with indices", '''
+class MaxPool2x2(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out, idx = F.max_pool2d(x, 2, return_indices=True)
+        ctx.save_for_backward(idx)
+        ctx.shape = x.shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (idx,) = ctx.saved_tensors
+        g = torch.zeros(ctx.shape, dtype=grad_out.dtype, device=grad_out.device).flatten(2)
+        g.scatter_(2, idx.flatten(2), grad_out.flatten(2))
+        return g.reshape(ctx.shape)
+
+
+def maxpool2x2(x):
+    return MaxPool2x2.apply(x)
+'''))
