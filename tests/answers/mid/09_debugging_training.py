@@ -245,3 +245,8 @@ WRONG["ex6_clip"].append((
     "right values, but replaces each .grad with a new tensor instead of scaling it in place",
     ALT["ex6_clip"].replace("        p.grad.mul_(coef)\n", "        p.grad = p.grad * coef\n")))
 assert WRONG["ex6_clip"][-1][1] != ALT["ex6_clip"]
+
+WRONG["ex6_clip"].append(("shortcut: calls torch.nn.utils.clip_grad_norm_ (the statement forbids it)", '''\
+def clip_global_norm_(parameters, max_norm):
+    return torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+'''))
