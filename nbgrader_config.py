@@ -39,11 +39,15 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
-# Feedback never shows hidden tests (nbgrader shows them by default: jupyter/nbgrader#917, #1363).
+# Feedback never shows hidden tests (nbgrader shows them by default: jupyter/nbgrader#917, #1363), in
+# `nbgrader generate_feedback` and formgrader's "Generate Feedback" button alike (the same converter).
+# LearnerFeedback, before ClearHiddenTests clears the sources: drops the grader's notes (the model answer and
+# rubric formgrader shows) and cuts each test cell's error to one line, "a hidden test failed" when a hidden
+# test raised it (a traceback quotes the hidden lines), and the other outputs of cells with hidden tests.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "autograder.classroom.autograded.LearnerFeedback",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "autograder.classroom.autograded.GraderNotes",  # the model answer shown to graders in formgrader
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
