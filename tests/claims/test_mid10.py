@@ -42,13 +42,14 @@ def test_mid10_full_backward_hook_grad_output_is_dl_doutput():
 
 
 def test_mid10_full_backward_hook_grad_input_is_none_for_raw_data():
-    """[14] for an input that does not require grad, grad_input[0] is None."""
+    """[14] for an input that does not require grad, grad_input[0] is None, and PyTorch warns."""
     lin, got = nn.Linear(3, 2), {}
     lin.register_full_backward_hook(lambda m, gi, go: got.update(gi=gi[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         lin(torch.randn(4, 3)).sum().backward()
     assert got["gi"] is None
+    assert any("no inputs require gradient" in str(w.message) for w in caught)
 
 
 def test_mid10_tensor_hook_return_value_replaces_the_gradient():
