@@ -28,9 +28,6 @@ the hand-ins and the results are root's and closed to it (the platform adapters 
 directory is all it can write, and every process it starts is killed when it ends, before any result is
 written (`release`, `settle`). `PTLAB_SANDBOX=limits` asks for that mode where unshare would work (tests).
 
-Long because the launcher is one entry point for every mode, and the grader's questions about it (status,
-what stopped a run, the platforms' guard and settle) read best beside it.
-
 With `--zygote SOCKET` (a fork server of the grading process's, autograder/isolation/zygote.py) the sandbox is built
 the same way, but its init starts no interpreter: a fork of the server, which has torch imported, joins the
 init's namespaces and becomes the kernel, under the same limits, user, capabilities (none) and file system.

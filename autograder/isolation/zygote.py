@@ -6,9 +6,8 @@ A fork costs a few milliseconds and shares the loaded pages.
 
 The sandbox is unchanged: `autograder.isolation.sandbox` still builds each kernel's namespaces and file system with
 its own init (see there). Only the last step differs: instead of the init starting a new interpreter, a
-fork of this server joins the init's namespaces and forks a go-between inside the init's PID namespace, which
-forks the kernel and goes (the init adopts the kernel, as it is a fresh kernel's parent); the kernel takes
-the sandbox's user, limits, environment and a fresh kernel's process defaults, and runs ipykernel.
+fork of this server joins the init's namespaces, forks once more (the kernel, now inside the init's PID
+namespace), drops to the sandbox's user, limits and environment, and runs ipykernel.
 
     python autograder/isolation/zygote.py SOCKET     (started by `address()`, one per grading process)
 
@@ -20,10 +19,7 @@ It is run as a script, so that nothing of the course is imported into it: what a
 memory is the interpreter and those libraries, never a hidden test or a reference. Its socket is in a
 private directory of the grader's, which no sandbox can see.
 
-Long because the client, the server and the making of a kernel (a fork that a program cannot tell from a fresh
-kernel: tests/test_fork_like_fresh.py) are one protocol, best read together.
-
-One connection per kernel, a JSON line each way (the client's stdin, stdout and stderr go with its line):
+One connection per kernel, a JSON line each way:
     client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
                        "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...],
                        "cgroup": <the submission's memory cgroup to join, or "">}
@@ -145,9 +141,8 @@ def request(sock_path: str, init_pid: int, argv: list[str], env: dict, cwd: str,
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(60)
     conn.connect(sock_path)
-    # With the request go this process's stdin, stdout and stderr: what a kernel started here would inherit
-    socket.send_fds(conn, [json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
-                                       "limits": limits, "cgroup": cgroup}).encode() + b"\n"], [0, 1, 2])
+    conn.sendall(json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
+                             "limits": limits, "cgroup": cgroup}).encode() + b"\n")
     reply = json.loads(conn.makefile("rb").readline() or b'{"error": "the fork server closed"}')
     if "pid" not in reply:
         conn.close()
@@ -187,79 +182,15 @@ def _drop_capabilities(libc) -> None:
         raise OSError(ctypes.get_errno(), "capset")
 
 
-# The signal dispositions this interpreter started with, noted before the server changes any: a fresh kernel's
-# interpreter starts with the same (both are started by the grader, and Python sets the same ones at start).
-STARTUP_SIGNALS: dict = {}
-
-
-def _note_startup_signals() -> None:
-    for sig in signal.valid_signals():
-        with contextlib.suppress(OSError, ValueError):
-            handler = signal.getsignal(sig)
-            if handler is not None:
-                STARTUP_SIGNALS[sig] = handler
-
-
-_SHOWN: list = []  # the buffers /proc/self/cmdline and environ read from, in a kernel: they live as long as it
-
-
-def _show_as(libc, argv: list[str], env: dict) -> tuple | None:
-    """/proc/self/cmdline and /proc/self/environ as a fresh kernel's (its command and the environment it was
-    started with), not the server's: PR_SET_MM_MAP, which needs no privilege, points them at new buffers.
-    Returns the buffers, which must live as long as the process; None where the kernel refuses (no
-    CONFIG_CHECKPOINT_RESTORE), and then they stay the server's."""
-    import ctypes
-
-    class MmMap(ctypes.Structure):  # struct prctl_mm_map (linux/prctl.h)
-        _fields_ = [(n, ctypes.c_uint64) for n in ("start_code", "end_code", "start_data", "end_data",
-                                                   "start_brk", "brk", "start_stack", "arg_start", "arg_end",
-                                                   "env_start", "env_end", "auxv")] + [
-            ("auxv_size", ctypes.c_uint32), ("exe_fd", ctypes.c_uint32)]
-
-    try:
-        with open("/proc/self/stat") as f:
-            stat = f.read().rsplit(")", 1)[1].split()
-        with open("/proc/self/auxv", "rb") as f:
-            auxv = f.read()
-    except OSError:
-        return None
-
-    def field(n: int) -> int:  # proc(5) numbers the fields from 1; stat[0] is field 3
-        return int(stat[n - 3])
-
-    args = b"".join(a.encode() + b"\0" for a in argv)
-    envs = b"".join(f"{k}={v}".encode() + b"\0" for k, v in env.items())
-    area = ctypes.create_string_buffer(args + envs, len(args) + len(envs))
-    aux = ctypes.create_string_buffer(auxv, len(auxv))
-    start = ctypes.addressof(area)
-    libc.sbrk.restype = ctypes.c_void_p
-    mm = MmMap(start_code=field(26), end_code=field(27), start_data=field(45), end_data=field(46),
-               start_brk=field(47), brk=libc.sbrk(0), start_stack=field(28), arg_start=start,
-               arg_end=start + len(args), env_start=start + len(args), env_end=start + len(args) + len(envs),
-               auxv=ctypes.addressof(aux), auxv_size=len(auxv), exe_fd=0xFFFFFFFF)
-    if libc.prctl(35, 14, ctypes.byref(mm), ctypes.sizeof(mm), 0) != 0:  # PR_SET_MM, PR_SET_MM_MAP
-        return None
-    return area, aux
-
-
-def _become_kernel(req: dict, fds: list[int]) -> None:
-    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel. Everything a
-    program can observe of its process is made what a fresh kernel's is (tests/test_fork_like_fresh.py)."""
-    import importlib.util
-    import random
+def _become_kernel(req: dict) -> None:
+    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
     import resource
-    import time
 
     libc = _libc()
-    # a fresh kernel's parent is the namespace's init: this process's parent has just gone, and the init
-    # adopts it (see _serve_one)
-    deadline = time.monotonic() + 5
-    while os.getppid() != 1 and time.monotonic() < deadline:
-        time.sleep(0.001)
-    signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the init unblocks everything before it execs
-    for sig, handler in STARTUP_SIGNALS.items():
-        with contextlib.suppress(OSError, ValueError):
-            signal.signal(sig, handler)
+    os.setsid()
+    for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.chdir(req["cwd"])
     for what, value in req["limits"]:
         resource.setrlimit(what, (value, value))
@@ -271,18 +202,14 @@ def _become_kernel(req: dict, fds: list[int]) -> None:
         os.setuid(req["uid"])
     _drop_capabilities(libc)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-    # A change of user made the process undumpable, and so its /proc files root's; an exec (a fresh kernel's)
-    # makes it dumpable again
-    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # the stand-in's own, as a kernel it started would have them; else /dev/null
-        os.dup2(fds[fd] if len(fds) == 3 else null, fd)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
     os.closerange(3, 65536)
     env = dict(req["env"])
     env.pop("JPY_PARENT_PID", None)  # the kernel's parent is outside its PID namespace: ipykernel must not poll it
     os.environ.clear()
     os.environ.update(env)
-    _SHOWN.append(_show_as(libc, req["argv"], env))
     # What a new interpreter would have had of its own: numpy seeds its global generator from the OS at
     # import (sys.path is already the same: ipykernel_launcher drops its directory, IPython adds '').
     import types
@@ -290,18 +217,13 @@ def _become_kernel(req: dict, fds: list[int]) -> None:
     import numpy
 
     numpy.random.seed()
-    random.seed()  # the server's state would be every fork's
-    if "torch" in sys.modules:  # torch seeds its default generator from the OS at import: once per server
-        sys.modules["torch"].seed()
     # matplotlib read MPLBACKEND when the server imported it; a fresh kernel reads the kernel's, and
     # ipykernel sets it to the inline backend first where it is unset.
     matplotlib = sys.modules.get("matplotlib")
     if matplotlib is not None:
         os.environ.setdefault("MPLBACKEND", INLINE)
         matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
-    launcher = importlib.util.find_spec("ipykernel_launcher")
-    sys.argv = [launcher.origin if launcher and launcher.origin else "ipykernel_launcher", *req["argv"][3:]]
-    sys.orig_argv = list(req["argv"])
+    sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
     main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
     sys.modules["__main__"] = sys.modules["__mp_main__"] = main
     from ipykernel import kernelapp
@@ -309,100 +231,31 @@ def _become_kernel(req: dict, fds: list[int]) -> None:
     kernelapp.launch_new_instance()
 
 
-def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
-    """The request line and the descriptors sent with it."""
-    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
-    while not data.endswith(b"\n"):
-        more = conn.recv(1 << 16)
-        if not more:
-            break
-        data += more
-    return json.loads(data), fds
-
-
-def _children(proc: int, pid: int) -> list[int]:
-    """The children of `pid`, read from the grader's /proc (`proc`: a descriptor of it, opened before this
-    process entered the sandbox's mount namespace), so in the grader's pids."""
-    try:
-        fd = os.open(f"{pid}/task/{pid}/children", os.O_RDONLY, dir_fd=proc)
-    except FileNotFoundError:  # a kernel built without CONFIG_PROC_CHILDREN: ask every process instead
-        found = []
-        for name in os.listdir(proc):
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fd = os.open(f"{name}/stat", os.O_RDONLY, dir_fd=proc)
-                try:
-                    if int(os.read(fd, 4096).decode().rsplit(")", 1)[1].split()[1]) == pid:
-                        found.append(int(name))
-                finally:
-                    os.close(fd)
-        return found
-    try:
-        return [int(p) for p in os.read(fd, 4096).split()]
-    finally:
-        os.close(fd)
-
-
 def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
-    """One kernel: enter the sandbox's namespaces and fork a go-between inside them, which forks the kernel and
-    goes, so that the kernel's parent is the namespace's init, as a fresh kernel's is. Its session and process
-    group are this process's, led from outside the namespace, as a fresh kernel's are the launcher's."""
-    import select
-
     listener.close()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
-        req, fds = _receive(conn)
+        req = json.loads(conn.makefile("rb").readline())
         if req.get("cgroup"):  # the submission's memory cgroup, joined while its file system is still in view
             with open(os.path.join(req["cgroup"], "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
-        os.setsid()  # out of the server's session (a fork of a session leader is no group leader)
-        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         _join(int(req["init"]))
-        forked_r, forked_w = os.pipe()
-        go_r, go_w = os.pipe()
-        middle = os.fork()
+        kernel = os.fork()
     except Exception as e:  # anything: the client falls back to a new interpreter
         conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
         return 1
-    if middle == 0:  # inside the namespace
+    if kernel == 0:
         try:
             conn.close()
-            os.close(proc)
-            os.close(forked_r)
-            os.close(go_w)
-            if os.fork() == 0:
-                os.close(forked_w)
-                os.close(go_r)
-                _become_kernel(req, fds)
-            else:
-                os.write(forked_w, b"x")
-                os.read(go_r, 1)  # the server has noted the kernel's pid: go, and the init adopts it
+            _become_kernel(req)
         finally:
             os._exit(0)
-    for fd in (forked_w, go_r, *fds):
-        os.close(fd)
-    try:
-        if not select.select([forked_r], [], [], 30)[0] or not os.read(forked_r, 1):
-            raise OSError("no kernel was forked")
-        kernels = _children(proc, middle)
-        if len(kernels) != 1:
-            raise OSError("the kernel was not found")
-        kernel = kernels[0]
-        watch = os.pidfd_open(kernel)
-    except OSError as e:
-        os.kill(middle, signal.SIGKILL)
-        conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
-        return 1
-    finally:
-        os.close(go_w)
-        os.waitpid(middle, 0)
     conn.sendall(json.dumps({"pid": kernel}).encode() + b"\n")
-    select.select([watch], [], [])  # the connection closes when the kernel is gone
+    os.waitpid(kernel, 0)
     return 0
 
 
 def serve(path: str, parent: int) -> None:
-    _note_startup_signals()
     for name in PRELOAD:
         # Only a head start: what cannot be imported here (torch.distributed.tensor on a build without
         # distributed) a kernel imports, or fails to, as a fresh one would.
