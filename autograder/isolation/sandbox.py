@@ -33,6 +33,9 @@ the same way, but its init starts no interpreter: a fork of the server, which ha
 init's namespaces and becomes the kernel, under the same limits, user, capabilities (none) and file system.
 This process then stays as the kernel's stand-in for jupyter_client (interrupts go through to the kernel;
 killing it ends the namespace). Where the server gives no kernel, the kernel starts as without it.
+
+Long because the launcher holds both ways a kernel is fenced (namespaces, or a user of its own where a platform's
+container refuses them) and the checks before results are written (guard, settle), which must be read together.
 """
 
 from __future__ import annotations
