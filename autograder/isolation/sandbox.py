@@ -121,9 +121,15 @@ def status() -> str:
             f"included; {memory_mechanism()}")
 
 
+LONE = "PTLAB_LONE_USER"  # set by `guard` (a platform adapter): its kernels run as users of their own
+
+
 def lone_user() -> bool:
-    """Whether kernels run as users of their own: the grader is root and has no namespaces (lone.py)."""
-    return enabled() and not namespaces_work() and lone.works()
+    """Whether kernels run as users of their own (lone.py): a platform adapter's grading (guard) or
+    PTLAB_SANDBOX=limits, as root, without namespaces. Decided by the environment every process of one grading
+    inherits, so the grader and each launcher agree; a local batch keeps the limits and says so."""
+    chosen = os.environ.get(LONE) == "1" or os.environ.get("PTLAB_SANDBOX") == "limits"
+    return chosen and enabled() and not namespaces_work() and lone.works()
 
 
 REFUSE_ROOT = "PTLAB_REFUSE_ROOT_KERNEL"  # set by `guard`: no kernel may run as root without namespaces
@@ -141,6 +147,7 @@ def guard(paths: list[str | Path]) -> list[str]:
     folder, the hand-ins, the bundle) and the course (the grader's code, the source notebooks, the reference
     cache) become root's and closed to every other user; elsewhere the fence hides them, or nothing can.
     Returns the paths it could not close."""
+    os.environ[LONE] = "1"
     if not lone_user():
         # Fail closed: a kernel running as root could rewrite every one of these (the grader's own setting,
         # in the environment, so that every process of this grading reads it)
