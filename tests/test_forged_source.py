@@ -13,7 +13,7 @@ import pytest
 
 from autograder import course
 from autograder.course import GradingInputError
-from autograder.pipeline import cells, check, expected, handin
+from autograder.pipeline import cells, check, expected, handin, sources
 from autograder.pipeline.cells import kind
 from tests.tiny_course import blank, cli, make_course
 
@@ -95,7 +95,7 @@ def test_source_of_never_follows_the_metadata_out_of_the_listing(here, tmp_path,
     nb = handin.read(path)
     for tier in ("junior", None):
         with pytest.raises(GradingInputError) as e:
-            check.source_of(path, nb, tier)
+            sources.source_of(path, nb, tier)
         assert "Traceback" not in str(e.value)
 
 
@@ -104,19 +104,19 @@ def test_source_of_is_the_course_file_named_by_folder_and_name(here, tmp_path):
     path = tmp_path / "submitted" / "ann" / "junior" / "01_tiny.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(blank(nbformat.read(str(src), 4)), str(path))
-    assert check.source_of(path, handin.read(path), "junior") == src
-    assert check.source_of(path, handin.read(path)) == src
+    assert sources.source_of(path, handin.read(path), "junior") == src
+    assert sources.source_of(path, handin.read(path)) == src
     with pytest.raises(GradingInputError, match="a junior notebook in the mid folder"):
-        check.source_of(path, handin.read(path), "mid")
+        sources.source_of(path, handin.read(path), "mid")
     with pytest.raises(GradingInputError):
-        check.source_of(path, handin.read(path), "../junior")
+        sources.source_of(path, handin.read(path), "../junior")
     # in a class folder the file's name decides: a renamed copy there is no notebook of the tier
     renamed = path.with_name("mine.ipynb")
     renamed.write_bytes(path.read_bytes())
     with pytest.raises(GradingInputError):
-        check.source_of(renamed, handin.read(renamed), "junior")
+        sources.source_of(renamed, handin.read(renamed), "junior")
     # a learner's own check of a renamed copy finds it by the metadata's bare name
-    assert check.source_of(renamed, handin.read(renamed)) == src
+    assert sources.source_of(renamed, handin.read(renamed)) == src
 
 
 def test_metadata_with_no_course_claim_is_graded_by_its_name(here, tmp_path):
@@ -126,7 +126,7 @@ def test_metadata_with_no_course_claim_is_graded_by_its_name(here, tmp_path):
     path = tmp_path / "junior" / "01_tiny.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(nb, str(path))
-    assert check.source_of(path, handin.read(path), "junior") == src
+    assert sources.source_of(path, handin.read(path), "junior") == src
 
 
 # --- grade (the local pool's grade_one) -------------------------------------------------------------------------
@@ -284,13 +284,13 @@ def test_a_session_is_graded_against_its_composed_source_never_the_learners_file
     nb = nbformat.read(str(learner), 4)
     nb.metadata["ptlab"] = {"course": course.COURSE, "composed": ident, "mode": mode}
     nbformat.write(nb, str(learner))
-    assert check.source_of(learner, handin.read(learner)) == stored
+    assert sources.source_of(learner, handin.read(learner)) == stored
     # a session id that is a path, or one this course's cache does not hold, is a status
     for bad in [str(learner.with_suffix("")), f"../../{learner.stem}", f"{mode}-20261127-120000-000000", 7]:
         nb.metadata["ptlab"]["composed"] = bad
         nbformat.write(nb, str(learner))
         with pytest.raises(GradingInputError):
-            check.source_of(learner, handin.read(learner))
+            sources.source_of(learner, handin.read(learner))
 
 
 @pytest.mark.parametrize("mode", ["interview", "review"])
@@ -322,7 +322,7 @@ def test_a_forged_tier_is_a_status_in_a_class_folder(here, tmp_path, claim):
     nb = handin.read(path)
     nb.metadata["ptlab"]["tier"] = TIER_CLAIMS[claim]
     with pytest.raises(GradingInputError):
-        check.source_of(path, nb, "junior")
+        sources.source_of(path, nb, "junior")
 
 
 def test_a_stem_in_two_tiers_is_found_by_folder_and_never_by_a_forged_tier(here, tmp_path):
@@ -332,11 +332,11 @@ def test_a_stem_in_two_tiers_is_found_by_folder_and_never_by_a_forged_tier(here,
     nb = blank(nbformat.read(str(src), 4))
     nb.metadata.pop("ptlab")
     nbformat.write(nb, str(path))
-    assert check.source_of(path, handin.read(path)) == tmp / "notebooks" / "mid" / "01_tiny.ipynb"
+    assert sources.source_of(path, handin.read(path)) == tmp / "notebooks" / "mid" / "01_tiny.ipynb"
     loose = tmp_path / "work" / "01_tiny.ipynb"
     loose.write_bytes(path.read_bytes())
     with pytest.raises(GradingInputError, match="more than one tier"):
-        check.source_of(loose, handin.read(loose))
+        sources.source_of(loose, handin.read(loose))
 
 
 def test_a_session_id_in_a_class_folder_chooses_nothing(here, tmp_path):
@@ -349,4 +349,4 @@ def test_a_session_id_in_a_class_folder_chooses_nothing(here, tmp_path):
     nb = blank(nbformat.read(str(src), 4))
     nb.metadata["ptlab"] = {"course": course.COURSE, "composed": ident}
     nbformat.write(nb, str(path))
-    assert check.source_of(path, handin.read(path), "junior") == src
+    assert sources.source_of(path, handin.read(path), "junior") == src

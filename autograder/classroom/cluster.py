@@ -52,7 +52,7 @@ def references_for(jobs: list[Job], timeout: int | None = None) -> dict[Job, dic
 
     from autograder.classroom.jobs import source_tier
     from autograder.pipeline import cells, expected
-    from autograder.pipeline.check import listed
+    from autograder.pipeline.sources import listed
     from autograder.course import GRADING_ENV
 
     os.environ[GRADING_ENV] = "1"  # the reference runs as it does inside a grading worker

@@ -23,7 +23,7 @@ from autograder.pipeline import cells, expected, faults, handin
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.execute import execute
 from autograder.pipeline.score import ManualItem, TestResult, as_dicts, score
-from autograder.pipeline.sources import FORGED, NOT_OURS, bare, listed, source_of  # noqa: F401 (re-exported)
+from autograder.pipeline.sources import source_of
 from autograder.pipeline.tamper import scan
 
 

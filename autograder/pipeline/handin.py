@@ -8,7 +8,7 @@ hand-in, which a walk of the class's folder must refuse too (classroom/jobs.py).
 reads from a class folder (timestamp.txt) goes through `read_bytes` too, with a cap of its own.
 
 What a hand-in may hold is bounded too (cells, source, saved outputs: `bulk` and `over_caps`), each a status
-given before any kernel runs. Which source it is graded against is never its own say: pipeline/check.source_of.
+given before any kernel runs. Which source it is graded against is never its own say: pipeline/sources.source_of.
 """
 
 from __future__ import annotations
