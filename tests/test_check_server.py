@@ -25,7 +25,7 @@ def session(tmp_path):
     mark = f"ptlab-test-{uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     env.update(PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), PTLAB_CACHE_DIR=str(tmp_path / "cache"),
-               TMPDIR=str(tmp_path), PTLAB_TEST_MARK=mark, PTLAB_CHECK_SERVER_IDLE="120")
+               TMPDIR=str(tmp_path), PTLAB_TEST_MARK=mark, PTLAB_CHECK_SERVER_IDLE="900")
 
     def run(*args, server=True, wait=True):
         cmd, where = [sys.executable, "-m", "autograder", *args], dict(env, PTLAB_CHECK_SERVER="1" if server else "0")

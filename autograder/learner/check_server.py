@@ -189,6 +189,10 @@ def serve(sock_path: Path) -> None:
                     with contextlib.suppress(OSError):
                         conn.sendall(json.dumps({"code": 2, "out": "", "err": f"check server: {e}\n"}).encode()
                                      + b"\n")
+                finally:
+                    # Idle counts from the last answer, not the last question: a check that took minutes on a
+                    # busy machine is not idle time.
+                    last = time.monotonic()
     finally:
         listener.close()
         with contextlib.suppress(FileNotFoundError):
