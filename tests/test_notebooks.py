@@ -70,9 +70,7 @@ def test_every_solution_has_wrong_and_alternative_answers(source):
     assert set(wrong) | set(alt) <= set(solutions), "answers for cells the notebook does not have"
 
 
-@pytest.mark.kernel
-def test_known_wrong_answers_fail(source):
-    wrong, _ = answers.load(source)
+def _wrong_answers_fail(source, wrong: dict) -> None:
     nb = cells.read(source)
     graded_by = answers.test_cell_of(nb)
     reference = expected.Reference(source).reports(nb)
@@ -91,9 +89,41 @@ def test_known_wrong_answers_fail(source):
                 f"{verdict.grade_id} fails '{why}' without telling the learner why"
 
 
-@pytest.mark.kernel
-def test_alternative_answers_pass(source):
-    _, alt = answers.load(source)
-    report = grade_submission(answers.substitute(cells.read(source), alt), source, f"{source.stem}+alt")
+def _alternatives_pass(source, alt: dict, label: str) -> None:
+    report = grade_submission(answers.substitute(cells.read(source), alt), source, f"{source.stem}+{label}")
     assert report.score == report.max_score, _failures(report)
     assert report.flags == [], f"a correct alternative trips the tamper scan: {report.flags}"
+
+
+@pytest.mark.kernel
+def test_known_wrong_answers_fail(source):
+    _wrong_answers_fail(source, answers.load(source)[0])
+
+
+@pytest.mark.kernel
+def test_alternative_answers_pass(source):
+    _alternatives_pass(source, answers.load(source)[1], "alt")
+
+
+def test_every_exercise_has_a_blind_set(source):
+    wrong, alt = answers.load_blind(source)
+    if not (wrong or alt):
+        pytest.skip("no blind set for this notebook yet")
+    solutions = [grade_id(c) for c in cells.read(source).cells if kind(c) == "solution"]
+    assert sorted(s for s in solutions if not wrong.get(s)) == [], "exercises without a blind wrong answer"
+    assert sorted(s for s in solutions if s not in alt) == [], "exercises without a blind alternative"
+    assert set(wrong) | set(alt) <= set(solutions), "blind answers for cells the notebook does not have"
+
+
+# The blind sets (tests/answers/blind/) are held to the same contract as the answers written beside the tests.
+@pytest.mark.kernel
+def test_blind_shortcuts_and_wrong_answers_fail(source):
+    _wrong_answers_fail(source, answers.load_blind(source)[0])
+
+
+@pytest.mark.kernel
+def test_blind_alternatives_pass(source):
+    alt = answers.load_blind(source)[1]
+    if not alt:
+        pytest.skip("no blind set for this notebook yet")
+    _alternatives_pass(source, alt, "blind-alt")

@@ -54,6 +54,29 @@ def load(source: Path) -> tuple[dict, dict]:
     return getattr(mod, "WRONG", {}), getattr(mod, "ALT", {})
 
 
+BLIND = Path(__file__).resolve().parent / "blind"
+
+
+def load_blind(source: Path) -> tuple[dict, dict]:
+    """The blind set of a notebook (tests/answers/blind/<tier>/<NN_name>.py), written from the student release
+    alone by someone who had not read its tests:
+
+        SHORTCUT = {"ex1_gelu": ("calls F.gelu", "code")}   # only where the statement asks for the work by hand
+        WRONG = {"ex1_gelu": ("the classic slip", "code")}
+        ALT = {"ex1_gelu": "a different, correct way"}
+
+    Returned as load's (WRONG as lists, the shortcut first) so that the same rounds grade them; ({}, {}) when
+    the notebook has none yet."""
+    if not (BLIND / source.parent.name / f"{source.stem}.py").exists():
+        return {}, {}
+    mod = importlib.import_module(f"tests.answers.blind.{source.parent.name}.{source.stem}")
+    wrong: dict[str, list] = {}
+    for table in (getattr(mod, "SHORTCUT", {}), getattr(mod, "WRONG", {})):
+        for sid, entry in table.items():
+            wrong.setdefault(sid, []).append(entry)
+    return wrong, dict(getattr(mod, "ALT", {}))
+
+
 def test_cell_of(nb: NotebookNode) -> dict[str, str]:
     """solution grade_id -> grade_id of the test cell that grades it (the next test cell)."""
     out, pending = {}, []

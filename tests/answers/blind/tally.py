@@ -1,0 +1,60 @@
+"""The verdict on every answer of a blind set, one line each (the suite stops at the first it disagrees with):
+
+    .venv/bin/python -m tests.answers.blind.tally junior/02_autograd_basics [mid/04_... ...]
+
+Prints, per answer, `caught`/`MISSED` (a shortcut or wrong answer) or `accepted`/`REJECTED` (an alternative), with
+the test's message, then the totals."""
+
+from __future__ import annotations
+
+import sys
+
+from autograder.course import SOURCE_DIR
+from autograder.pipeline import cells, expected
+from autograder.pipeline.assemble import assemble
+from autograder.pipeline.check import grade_submission
+from autograder.pipeline.execute import execute
+from autograder.pipeline.score import score
+from tests import answers
+
+
+def tally(name: str) -> list[tuple[str, str, str, bool, str]]:
+    """(kind, cell, what, right, message) for each answer of notebook `name`'s blind set."""
+    source = SOURCE_DIR / f"{name}.ipynb"
+    wrong, alt = answers.load_blind(source)
+    nb = cells.read(source)
+    graded_by = answers.test_cell_of(nb)
+    reference = expected.Reference(source).reports(nb)
+    rows = []
+    for r in range(max((len(v) for v in wrong.values()), default=0)):
+        picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
+        run, _ = assemble(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}), nb)
+        executed, _ = execute(answers.through(run, {graded_by[s] for s in picked}))
+        by_id = {t.grade_id: t for t in score(executed, reference)[0]}
+        for sid, (why, _) in picked.items():
+            verdict = by_id[graded_by[sid]]
+            rows.append(("wrong", sid, why, not verdict.passed, verdict.message or ""))
+    if alt:
+        report = grade_submission(answers.substitute(nb, alt), source, f"{source.stem}+blind-tally")
+        failed = {t.grade_id: t.message for t in report.tests if not t.passed}
+        for sid in alt:
+            rows.append(("alt", sid, "alternative", graded_by[sid] not in failed, failed.get(graded_by[sid], "")))
+    return rows
+
+
+def main(names: list[str]) -> int:
+    totals = {"wrong": [0, 0], "alt": [0, 0]}
+    for name in names:
+        for kind, sid, what, right, message in tally(name):
+            word = {("wrong", True): "caught", ("wrong", False): "MISSED",
+                    ("alt", True): "accepted", ("alt", False): "REJECTED"}[kind, right]
+            totals[kind][0] += right
+            totals[kind][1] += 1
+            print(f"{name} {sid:28} {word:8} {what}" + (f"  [{message.splitlines()[0][:100]}]" if message else ""))
+    print(f"wrong caught {totals['wrong'][0]}/{totals['wrong'][1]}, "
+          f"alternatives accepted {totals['alt'][0]}/{totals['alt'][1]}")
+    return 0 if all(a == b for a, b in totals.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
