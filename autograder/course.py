@@ -14,10 +14,12 @@ TIERS = ("junior", "mid", "senior")
 # may do (a self-check cell, revealing a solution, a check server) stands down when it is set.
 GRADING_ENV = "PTLAB_GRADING"
 
-# The one place that says where the student notebooks are published: Colab badges are built from it.
-COLAB_OWNER = os.environ.get("PTLAB_COLAB_OWNER", "pytorch-interview-lab")
-COLAB_REPO = os.environ.get("PTLAB_COLAB_REPO", "pytorch-interview-lab")
-COLAB_BRANCH = os.environ.get("PTLAB_COLAB_BRANCH", "main")
+# The one place that says where the student notebooks are published: Colab badges are built from it. Plain
+# constants, not settings: the badges are written into release/, which must read the same on every machine
+# (tests/test_colab_badge.py holds them to the repository's own GitHub remote, when it has one).
+COLAB_OWNER = "pytorch-interview-lab"
+COLAB_REPO = "pytorch-interview-lab"
+COLAB_BRANCH = "main"
 COLAB_BADGE_IMG = "https://colab.research.google.com/assets/colab-badge.svg"
 
 ROOT = Path(__file__).resolve().parent.parent
