@@ -634,3 +634,56 @@ def test_vmap_of_a_grad_built_before_the_block_is_caught(ns):
     per_row = torch.func.vmap(torch.func.grad(lambda t: (t * t).sum()))
     assert "autograd" in refused(ns, lambda: per_row(X), "the gradient", autograd=True)
     torch.testing.assert_close(per_row(X), 2 * X)  # and works again after
+
+
+# ---- a Python function torch's mode never sees is matched as itself, not by its name ---------------------------
+
+
+def _hvp_double_backward(f, x, v):
+    x = x.detach().requires_grad_(True)
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    return torch.autograd.grad(g, x, grad_outputs=v)[0]
+
+
+def _hvp_nested_func_grad(f, x, v):
+    return torch.func.grad(lambda z: torch.func.grad(f)(z) @ v)(x)
+
+
+def _cubic(z):
+    return (z ** 3).sum()
+
+
+@pytest.mark.parametrize("how", ["by path", "by object"])
+def test_torch_func_grad_is_off_while_torch_autograd_grad_stays_allowed(ns, how):
+    off = "torch.func.grad" if how == "by path" else torch.func.grad
+    x, v = X[0].double(), X[1].double()
+    msg = refused(ns, lambda: _hvp_nested_func_grad(_cubic, x, v), "an HVP", off)
+    assert msg == "this exercise asks for an HVP by hand: `torch.func.grad` was called (not allowed here: " \
+                  "torch.func.grad)"
+    got = allowed(ns, lambda: _hvp_double_backward(_cubic, x, v), "an HVP", off)
+    torch.testing.assert_close(got, 6 * x * v, msg="torch.autograd.grad must still work beside it")
+    assert torch.func.grad.__module__ == "torch.func" and torch.autograd.grad.__module__ == "torch.autograd"
+
+
+@pytest.mark.parametrize("ending", ["normally", "by a violation", "by another error"])
+def test_a_name_imported_before_the_block_is_caught_and_put_back_however_it_ends(ns, ending):
+    import torch._functorch.apis as apis
+
+    before = (torch.func.grad, apis.grad, torch.autograd.grad)
+    ns["grad"] = torch.func.grad  # a learner's `from torch.func import grad` at the top of a cell
+    x, v = X[0].double(), X[1].double()
+    try:
+        if ending == "by a violation":
+            msg = refused(ns, lambda: ns["grad"](lambda z: ns["grad"](_cubic)(z) @ v)(x), "an HVP",
+                          "torch.func.grad")
+            assert "`torch.func.grad` was called" in msg
+        else:
+            with pytest.raises(KeyError) if ending == "by another error" else _nothing():
+                with ns["_by_hand"]("an HVP", "torch.func.grad"):
+                    _hvp_double_backward(_cubic, x, v)
+                    if ending == "by another error":
+                        raise KeyError("the learner's bug")
+        assert ns["grad"] is torch.func.grad and (torch.func.grad, apis.grad, torch.autograd.grad) == before
+        torch.testing.assert_close(_hvp_nested_func_grad(_cubic, x, v), 6 * x * v)  # and works again after
+    finally:
+        del ns["grad"]

@@ -100,10 +100,13 @@ class ByHandError(AssertionError):
 def _by_hand(task, *forbidden, autograd=False, launches=None):
     """Tests run a by-hand answer inside this block; the reference is computed outside it. Off limits here:
     a plain name ("gelu"): every torch function of that name (torch.X, F.X, Tensor.X, torch.special.X...);
-    a dotted path or an object (a class, a function): it raises; autograd=True: backward, autograd.grad,
+    a dotted path or an object (a class, a function): it raises, and a torch op the mode below sees forbids its
+    name too; any other function is matched as that very object, so forbidding torch.func.grad leaves
+    torch.autograd.grad allowed; autograd=True: backward, autograd.grad,
     torch.func's transforms and grad mode; launches=(kernel, n): exactly n launches of that Triton kernel.
     Every violation is recorded, so an answer that catches the error still fails when the block ends."""
     import importlib
+    import inspect
     import sys
     import types
 
@@ -183,10 +186,14 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
         for key in [k for k, v in home.items() if id(v) in originals]:  # `from torch import softmax as sm`
             swap(home, key, refuse(f"`{originals[id(home[key])]}` was called"))
 
+    def watched(fn):  # the mode sees builtins and the Python functions that hand their call over to it
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        return code is None or "handle_torch_function" in code.co_names
+
     def forbid_function(fn, said, by_name=True):  # wherever it is bound: its package's modules, the notebook
         name, top = getattr(fn, "__name__", ""), (getattr(fn, "__module__", None) or "").split(".")[0]
-        if by_name and top in ("torch", ""):
-            names.add(bare(name))  # the mode below sees every alias of a torch function
+        if by_name and top in ("torch", "") and watched(fn):
+            names.add(bare(name))  # the mode below sees every alias of a torch op; others share names by chance
         for space in package(top) if top else ():
             if space.get(name) is fn:
                 swap(space, name, refuse(said))
