@@ -1,4 +1,4 @@
-"""README's "Teaching with nbgrader" is run as written, line by line, on a small class: release, grade, teach
+"""README's "Teaching with nbgrader" is run as written, line by line, in a fresh shell, on a small class: release, grade, teach
 (JupyterLab with formgrader), a grader's points and comment, grade again, export, an assignment of the
 course file, a regrade on request."""
 
@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 
 from tests.browser import free_port
 from tests.classroom_course import course, env, hand_in
+from tests.test_classroom_commands import clean_shell
 from tests.tiny_course import ROOT
 
 COURSE_ID = "pytorch-interview-lab"
@@ -101,7 +102,8 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
     hand_in(tmp, "alice", "junior", "01_tiny", answered=True)
     hand_in(tmp, "bob", "junior", "01_tiny", answered=False)
     hand_in(tmp, "alice", "week1", "02_tiny", answered=True, stamp="2026-12-02 11:00:00 UTC")  # 18 h late
-    environ = env(tmp)
+    # A fresh shell (nothing of the course's Python on PATH, no PYTHONPATH) plus where the small class lives.
+    environ = dict(clean_shell(tmp), **{k: v for k, v in env(tmp).items() if k.startswith(("PTLAB_", "JUPYTER"))})
     db = f"sqlite:///{tmp / 'gradebook.db'}"
     grades = tmp / "grades.csv"
     makes, seen = 0, set()
