@@ -18,20 +18,24 @@ from tests.tiny_course import ROOT
 EVIL = '<img src=x onerror="alert(1)">'
 
 
-def class_csv(path: Path, students: int = 200, notebooks: int = 9, seed: int = 0, hardest: str | None = None) -> Path:
-    """A synthetic class on the real junior notebooks' cells: each cell passed 70% of the time, `hardest`
-    (a grade id of 01) failed by everyone; a few faults and one flagged hand-in; one student's name hostile;
-    a column a newer grader may add."""
+def class_csv(path: Path, students: int = 200, notebooks: int = 9, seed: int = 0, hardest: str | None = None,
+              tier: str = "junior", assignment: str = "", picked: tuple[int, ...] = ()) -> Path:
+    """A synthetic class on the real notebooks' cells (a tier's first `notebooks`, or those `picked` by index,
+    as the tier or as an assignments.yaml `assignment`): each cell passed 70% of the time, `hardest` (a grade
+    id) failed by everyone; a few faults and one flagged hand-in; one student's name hostile; a column a newer
+    grader may add."""
     rng = random.Random(seed)
     rows = []
+    sources = source_notebooks(tier)
+    sources = [sources[i] for i in picked] if picked else sources[:notebooks]
     for s in range(students):
         student = EVIL if s == 50 else f"s{s:03d}"  # a student with faults: listed by name
-        for src in source_notebooks("junior")[:notebooks]:
-            info = course_cells("junior", src.stem)
+        for src in sources:
+            info = course_cells(tier, src.stem)
             per = {g: (c.points if rng.random() < 0.7 and g != hardest else 0.0) for g, c in info.items()}
             status = "ok" if s % 50 else "stopped at the per-cell time limit: ex1_x_test"
             flags = "imports ctypes, which reaches into the kernel or interpreter" if (s, src.stem[:2]) == (3, "01") else ""
-            rows.append({"student": student, "assignment": "junior", "notebook": src.stem,
+            rows.append({"student": student, "assignment": assignment or tier, "notebook": src.stem,
                          "score": f"{0 if flags else sum(per.values()):g}",
                          "max_score": f"{sum(c.points for c in info.values()):g}",
                          "status": f"flagged for review: {flags}" if flags else status, "manual_pending": 0,

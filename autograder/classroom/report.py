@@ -90,6 +90,25 @@ def course_cells(tier: str, notebook: str) -> dict[str, CellInfo]:
     return out
 
 
+def notebook_tiers() -> dict[str, dict[str, str]]:
+    """{assignment: {notebook stem: tier}} for the course file's assignments (a tier's rows name their tier);
+    a course file that cannot be read leaves its assignments without cell details, never the report."""
+    from autograder.classroom import assignments
+
+    try:
+        found = assignments.load()
+    except GradingInputError:
+        return {}
+    return {name: {i.split("/", 1)[1]: i.split("/", 1)[0] for i in ids} for name, ids in found.items()
+            if name not in TIERS}
+
+
+def cells_of(assignment: str, notebook: str, tiers: dict[str, dict[str, str]]) -> dict[str, CellInfo]:
+    """The course's cells of a CSV row's notebook, for a tier's row and an assignments.yaml row alike."""
+    tier = assignment if assignment in TIERS else tiers.get(assignment, {}).get(notebook, "")
+    return course_cells(tier, notebook)
+
+
 def _per_cell(row: dict) -> dict[str, float]:
     return {gid: number(pts) for gid, _, pts in (item.partition("=") for item in (row.get("cells") or "").split())}
 
@@ -118,6 +137,7 @@ def build(grades_csv: Path, roster: Path | None = None, submitted: Path | None =
     graded: Counter = Counter()
     earned: dict[str, float] = defaultdict(float)
     possible: dict[str, float] = defaultdict(float)
+    tiers = notebook_tiers()
     for r in rows:
         key = f"{r['assignment']}/{r['notebook']}"
         most = number(r["max_score"])
@@ -125,7 +145,7 @@ def build(grades_csv: Path, roster: Path | None = None, submitted: Path | None =
         if not per_cell:
             continue  # not graded at all (a status says why): no verdict on any cell
         scores[key].append(number(r["score"]) / most if most else 0.0)
-        info = course_cells(r["assignment"], r["notebook"])
+        info = cells_of(r["assignment"], r["notebook"], tiers)
         failed = set(r["failed"].split())
         for gid, pts in per_cell.items():
             graded[(key, gid)] += 1
@@ -136,7 +156,7 @@ def build(grades_csv: Path, roster: Path | None = None, submitted: Path | None =
                 possible[topic] += cell.points
     worst = sorted(((k, g, n, graded[(k, g)]) for (k, g), n in fails.items() if n),
                    key=lambda t: (-t[2] / t[3], -t[2], t[0], t[1]))[:top]
-    failed_cells = [(k, g, n, of, course_cells(*k.split("/", 1)).get(g, CellInfo())) for k, g, n, of in worst]
+    failed_cells = [(k, g, n, of, cells_of(*k.split("/", 1), tiers).get(g, CellInfo())) for k, g, n, of in worst]
     known = syllabus()
     mastery = {t: (earned[t], possible[t]) for t in sorted(possible, key=lambda t: (t not in known, t))}
     troubled = [r for r in rows if r["status"] != "ok" or r.get("flags")]
