@@ -1,7 +1,8 @@
 """The class report in a real browser (tests/browser.py's Chromium), for a tier and for an assignments.yaml
 assignment (week1 = mid/01 + mid/04) alike: the page loads without a console error, shows no stylesheet
 text and is styled by its own stylesheet, its figures load, every column of its tables is filled, and the
-top failing cell is the first row of the most-failed table, with what the learner reads about it."""
+top failing cell is the first row of the most-failed table, with what the learner reads about it; a student
+named with a <style> and a <script> changes nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.browser import need_chromium, shot
 from tests.test_report import class_csv
 from tests.tiny_course import ROOT
 
+HOSTILE = "<style>body{display:none}th{background:red}</style><script>console.error('PWNED')</script>"
 WEEK1 = (0, 3)  # mid/01 and mid/04, as an instructor's week1
 
 
@@ -46,6 +48,7 @@ def test_report_page_renders_styled_and_complete(tmp_path, page, assignment):
     hardest, info = next(iter(course_cells(tier, first).items()))
     grades = class_csv(tmp_path / "grades.csv", students=40, notebooks=3, hardest=hardest, tier=tier,
                        assignment="" if assignment == tier else assignment, picked=picked)
+    grades.write_text(grades.read_text().replace("s000,", f"{HOSTILE},"))  # a student with faults: listed by name
     done = subprocess.run([sys.executable, "-m", "autograder", "report", str(grades), "--out", str(tmp_path / "r")],
                           cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -61,6 +64,8 @@ def test_report_page_renders_styled_and_complete(tmp_path, page, assignment):
     styled = page.evaluate("""() => ({collapse: getComputedStyle(document.querySelector('table')).borderCollapse,
         head: getComputedStyle(document.querySelector('th')).backgroundColor})""")
     assert styled == {"collapse": "collapse", "head": "rgb(243, 243, 243)"}, f"the report is not styled: {styled}"
+    assert page.evaluate("document.querySelectorAll('style, script').length") == 1, "only the report's own style"
+    assert HOSTILE in text, "a hostile name shows as the text it is"
 
     top = page.locator("#failed + p + table tbody tr").first
     assert hardest in top.inner_text() and f"{assignment}/{first}" in top.inner_text()
