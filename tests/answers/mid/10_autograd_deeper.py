@@ -208,4 +208,11 @@ def hvp(f, x, v):
 def hvp(f, x, v):
     return torch.func.jvp(torch.func.grad(f), (x,), (v,))[1]
 '''),
+    ("shortcut: a nested torch.func.grad, imported at the top of the cell (the statement forbids torch.func)", '''\
+from torch.func import grad
+
+
+def hvp(f, x, v):
+    return grad(lambda z: grad(f)(z) @ v)(x)
+'''),
 ]
