@@ -58,9 +58,10 @@ lab: setup $(if $(TRITON),setup-triton) release ## set up (TRITON=1 adds Triton,
 	@$(PY) -m autograder workdir work
 	@echo "lab: your notebooks are in work/; check one with its toolbar's Save and check (Ctrl+Shift+Enter), 00_progress.ipynb for the map"
 	@# The learner's config (nbgrader's instructor tools off) for this launch only; make teach keeps them.
+	@# exec: JupyterLab keeps this shell's pid, PTLAB_LAB_PID, and the check server leaves when it stops.
 	@learner=$$($(PY) -m autograder lab-settings --learner-dir) && \
 	  JUPYTER_CONFIG_PATH="$$learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  PTLAB_CHECK_SERVER=1 $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG) $(PORT_FLAG)
+	  PTLAB_CHECK_SERVER=1 PTLAB_LAB_PID=$$$$ exec $(VENV)/bin/jupyter lab --notebook-dir=work --LabApp.default_url=/lab/tree/00_progress.ipynb $(ROOT_FLAG) $(PORT_FLAG)
 
 workdir: setup release ## copy the student notebooks into work/, as make lab does, without opening JupyterLab (never overwrites yours): .venv/bin/python -m autograder workdir work
 	@$(PY) -m autograder workdir work

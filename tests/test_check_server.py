@@ -1,6 +1,6 @@
 """The check server of a study session (PTLAB_CHECK_SERVER=1, what `make lab` sets): the first check starts it,
 later checks ask it, its answers are the one-off check's (codes, JSON, table), and it leaves when asked or idle,
-with its fork server and warm kernel."""
+with its fork server and warm kernel, and with the JupyterLab `make lab` started (issue 36)."""
 
 import json
 import os
@@ -27,8 +27,9 @@ def session(tmp_path):
     env.update(PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), PTLAB_CACHE_DIR=str(tmp_path / "cache"),
                TMPDIR=str(tmp_path), PTLAB_TEST_MARK=mark, PTLAB_CHECK_SERVER_IDLE="900")
 
-    def run(*args, server=True, wait=True):
+    def run(*args, server=True, wait=True, extra=None):
         cmd, where = [sys.executable, "-m", "autograder", *args], dict(env, PTLAB_CHECK_SERVER="1" if server else "0")
+        where.update(extra or {})
         if not wait:  # as the self-check cell starts it: a process group of its own, stderr read as it comes
             return subprocess.Popen(cmd, cwd=ROOT, env=where, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     text=True, start_new_session=True)
@@ -139,3 +140,35 @@ def test_a_check_whose_client_is_stopped_is_abandoned_and_the_next_one_answers_a
     after = run("check", str(full), "--json")
     assert after.returncode == 0, after.stderr
     assert time.monotonic() - started < 120, "the server went on running the abandoned check"
+
+
+# --- issue 36: nothing a learner started outlives `make lab` -----------------------------------------------------
+
+def test_make_lab_execs_jupyterlab_and_names_its_pid_for_the_check_server():
+    done = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, MAKEFLAGS=""))
+    launch = [line for line in done.stdout.replace("\\\n", " ").splitlines() if "jupyter lab" in line]
+    assert launch and all("PTLAB_CHECK_SERVER=1 PTLAB_LAB_PID=$$ exec " in line for line in launch), \
+        f"make lab should exec JupyterLab with PTLAB_LAB_PID=$$ (its own pid), so that the check server can " \
+        f"leave with it; the launch reads: {launch}"
+
+
+def test_the_server_and_its_kernels_leave_when_the_jupyterlab_that_started_them_stops(session):
+    run, full, partial, mark = session
+    # A stand-in for JupyterLab (no test mark: it is not what must go by itself).
+    lab = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(900)"], start_new_session=True)
+    try:
+        with_lab = {"PTLAB_LAB_PID": str(lab.pid)}
+        assert run("check", str(full), "--json", extra=with_lab).returncode == 0
+        assert alive(mark), "the check server should stay for the next check while JupyterLab runs"
+        lab.kill()
+        lab.wait(timeout=60)
+        assert gone(mark, within=120), f"left running after JupyterLab stopped: {alive(mark)}"
+        # A check asked once JupyterLab has stopped runs nothing and starts no server.
+        late = run("check", str(full), "--json", extra=with_lab)
+        assert late.returncode == 2 and "JupyterLab has stopped" in late.stderr, late.stderr
+        assert not alive(mark), f"a check after JupyterLab stopped started: {alive(mark)}"
+    finally:
+        if lab.poll() is None:
+            lab.kill()
+            lab.wait(timeout=60)

@@ -19,6 +19,9 @@ from pathlib import Path
 from autograder.course import GRADING_ENV
 
 ENABLE_ENV = "PTLAB_CHECK_SERVER"
+# The JupyterLab process of `make lab` (which execs it, so this is its pid): the server and its kernels leave with
+# it. Keyed like every PTLAB_ variable, so each launch has a server of its own.
+LAB_ENV = "PTLAB_LAB_PID"
 # What a grade depends on besides the files: these variables, and the grader's own code.
 _KEYED = ("PYTHONPATH", "PATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MPLBACKEND")
 _UNKEYED = (GRADING_ENV, ENABLE_ENV, "PTLAB_CHECK_SERVER_IDLE")
@@ -43,6 +46,28 @@ def key() -> str:
     if config.exists():
         h.update(str(config.stat().st_mtime_ns).encode())
     return h.hexdigest()[:16]
+
+
+def lab_pid() -> int | None:
+    try:
+        pid = int(os.environ.get(LAB_ENV, ""))
+    except ValueError:
+        return None
+    return pid if pid > 0 else None
+
+
+def lab_gone() -> bool:
+    """Whether the JupyterLab this session was started from has stopped (False when there is none to watch)."""
+    pid = lab_pid()
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's: a pid reused since, which the server's watch (a pidfd) tells apart
+    return False
 
 
 def folder() -> Path:
@@ -88,6 +113,8 @@ def ask(notebook: str, as_json: bool, record: bool, timeout: int | None,
     """What `run` would give, computed by this session's server (started if need be); None when there is no
     server to be had, and the caller then checks in its own process. `progress` is called as `run`'s would be,
     while the server checks."""
+    if lab_gone():  # a check asked as JupyterLab stops: nothing may outlive it, this check included
+        return 2, "", "check: JupyterLab has stopped, so nothing was checked\n"
     home = folder()
     try:
         home.mkdir(mode=0o700, exist_ok=True)
@@ -106,11 +133,16 @@ def ask(notebook: str, as_json: bool, record: bool, timeout: int | None,
         return None
 
 
+# A server answers between two pieces of work: one preparing the next notebook's reference (a run of it) may take
+# a while on a loaded machine before it hears the request.
+STOP_WAIT = 120
+
+
 def stop_all() -> int:
     """Ask every server of this user to leave now; returns how many were asked."""
     asked, home = 0, folder()
     for sock_path in home.glob("*.sock") if home.is_dir() else []:
         with contextlib.suppress(OSError, ValueError):
-            _request(sock_path, {"stop": True}, 5)
+            _request(sock_path, {"stop": True}, STOP_WAIT)
             asked += 1
     return asked

@@ -1,5 +1,6 @@
 """A check server for a study session: the grader's own start (nbgrader's imports, the fork server's torch)
 is paid once, not at every self-check, and the next check's kernel is started while the learner edits.
+Nothing of it outlives `make lab`: it leaves with the JupyterLab that `make lab` started (PTLAB_LAB_PID).
 
 `python -m autograder check` asks it when PTLAB_CHECK_SERVER=1 (`make lab` sets it); the first ask starts it.
 It grades one notebook at a time, in its main thread, exactly as `check` does in its own process (the same
@@ -35,10 +36,14 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None, finish:
     from autograder.course import SOURCE_DIR, GradingInputError
     from autograder.learner.next_steps import after
     from autograder.learner.session import after_check
-    from autograder.pipeline.check import grade_notebook, render_table
+    from autograder.pipeline.check import _same_file, grade_submission, render_table
+    from autograder.pipeline.sources import source_of
 
     try:
-        report = grade_notebook(Path(notebook), timeout=timeout, kernels=_kernels(), progress=progress)
+        submitted, saved_at = _read_once(Path(notebook))
+        source = source_of(Path(notebook), submitted)
+        report = grade_submission(submitted, source, str(Path(notebook)), timeout, kernels=_kernels(), progress=progress,
+                                  is_source=_same_file(Path(notebook), source))
     except GradingInputError as e:
         out = json.dumps({"notebook": notebook, "error": str(e)}) + "\n" if as_json else ""
         return 2, out, f"cannot grade: {e}\n"
@@ -54,7 +59,8 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None, finish:
         _graded.append(SOURCE_DIR / tier / name)
         nexts = after(Path(notebook), SOURCE_DIR / tier / name, report.score, report.max_score)
     if as_json:
-        got = dict(report.to_json(), next=nexts)
+        # What was graded, as read: the check cell dates its header and names unsaved answers from this.
+        got = dict(report.to_json(), next=nexts, graded={"saved_at": saved_at, "answers": _answers(submitted)})
         if session:
             got["session"] = session
         out = json.dumps(got)
@@ -68,6 +74,39 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None, finish:
             if session.get("card"):
                 out += "\n\n" + render_text(session["card"]) + f"\n  scorecard: {session['scorecard']}"
     return (0 if report.score >= report.max_score else 1), out + "\n", ""
+
+
+def _stamp(path: Path):
+    st = os.lstat(path)
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _read_once(path: Path):
+    """(the notebook, the time it was saved): read once, so that the grade, the check's "saved at" line and its
+    unsaved answers all speak of the same save, even when an autosave lands during the check. A save that lands
+    during the read itself is read again."""
+    from autograder.pipeline import handin
+
+    for _ in range(5):
+        try:
+            before = _stamp(path)
+        except OSError:
+            break  # handin.read says why it cannot be read
+        nb = handin.read(path)
+        with contextlib.suppress(OSError):
+            if _stamp(path) == before:
+                return nb, before[0] / 1e9
+    return handin.read(path), None
+
+
+def _answers(nb) -> dict[str, str]:
+    """The learner's answer cells as graded: {grade id: source}."""
+    out = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") == "code" and meta.get("solution") and meta.get("grade_id"):
+            out.setdefault(str(meta["grade_id"]), cell.get("source", ""))
+    return out
 
 
 _serving = False
@@ -135,6 +174,43 @@ def _answer(message: dict, conn: socket.socket) -> dict | None:
     return {"code": code, "out": out.replace(path, shown), "err": err.replace(path, shown)}
 
 
+def _leave_with_lab() -> None:
+    """When `make lab` started the session (check_client.LAB_ENV), leave as soon as its JupyterLab stops: a
+    thread waits on the lab's pidfd (which a reused pid cannot fool) and then ends this server as SIGTERM does,
+    its kernels with it, whether it is waiting or in the middle of a check."""
+    import threading
+
+    from autograder.learner.check_client import lab_pid
+
+    pid = lab_pid()
+    if pid is None:
+        return
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        sys.exit(0)  # JupyterLab stopped before this server started
+    except (OSError, AttributeError):  # no pidfds here: look once a second
+        fd = None
+
+    def watch() -> None:
+        import select
+
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while True:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    pass
+                time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def serve(sock_path: Path) -> None:
     global _serving
     import shutil
@@ -144,6 +220,7 @@ def serve(sock_path: Path) -> None:
     _serving = True
     # Killed politely (a logout, kill PID): leave as when idle, with the socket, fork server and warm kernel.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    _leave_with_lab()
     if sandbox.enabled() and shutil.which("unshare"):
         zygote.prestart()
     warm.enable()
