@@ -277,3 +277,55 @@ def test_in_a_kernel_a_slow_check_shows_progress_and_an_interrupt_stops_it_with_
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+# --- issue 36: the warning speaks of the file the grader read ------------------------------------------------
+
+def test_the_editor_told_by_the_extension_names_only_answers_it_holds_unlike_the_file_graded():
+    from autograder.learner import unsaved
+
+    graded = {"ex1": "def double(x):\n    return 2 * x", "ex2": "def square(x):\n    return x * x"}
+    unsaved.remember_editor(json.dumps({"answers": {"ex1": "def double(x):\n    return 2 * x\n",
+                                                    "ex2": "def square(x):\n    return x ** 2"}}))
+    editor = unsaved.take_editor()
+    assert unsaved.take_editor() is None, "a told editor is for one check only"
+    line = unsaved.warning(graded, editor)
+    assert line.startswith("Not saved: ex2.") and "ex1" not in line and "Save and check" in line
+    # Save and check: the editor is what was saved and graded, whatever the kernel last ran
+    assert unsaved.warning(graded, dict(graded)) == ""
+    unsaved.remember_editor("not json")
+    assert unsaved.take_editor() is None
+
+
+def test_without_the_extension_the_kernels_last_run_is_compared_with_the_answers_graded(monkeypatch):
+    from autograder.learner import unsaved
+
+    graded = {"ex1": "def double(x):\n    return 2 * x"}
+    saved = saved_nb(ex1="def double(x):\n    return 0")  # the file as it is now: its other cells claim nothing
+    monkeypatch.setattr(unsaved, "kernel_history", lambda: ["def double(x):\n    return x + x", "assert double(2) == 4"])
+    assert unsaved.warning(graded, None, saved).startswith("Not saved: ex1. This kernel last ran")
+    monkeypatch.setattr(unsaved, "kernel_history", lambda: ["def double(x):\n    return 2 * x"])
+    assert unsaved.warning(graded, None, saved) == ""
+
+
+def test_the_saved_at_line_and_the_warning_come_from_what_the_check_graded(tmp_path):
+    from autograder.learner.selfcheck import what_was_graded
+
+    path = tmp_path / "01_x.ipynb"
+    path.write_text(json.dumps(saved_nb(ex1="def double(x):\n    return 2 * x")))
+    graded_at = time.mktime((2026, 1, 2, 3, 4, 5, 0, 0, -1))  # an older save than the file on disk now
+    report = {"graded": {"saved_at": graded_at, "answers": {"ex1": "def double(x):\n    return 0"}}}
+    line, warning = what_was_graded(path, report, {"ex1": "def double(x):\n    return 2 * x"}, graded_at + 7)
+    assert line == "Graded 01_x.ipynb as saved at 03:04:05 (7 s ago). Unsaved edits are not graded.", line
+    assert warning.startswith("Not saved: ex1."), warning
+    line, warning = what_was_graded(path, report, {"ex1": "def double(x):\n    return 0"}, graded_at + 7)
+    assert warning == ""
+
+
+def test_the_checks_json_carries_the_save_time_and_answers_of_the_file_it_graded(course):
+    tmp, src = course
+    done = cli(tmp, "check", str(src), "--json")
+    graded = json.loads(done.stdout)["graded"]
+    nb = nbformat.read(str(src), 4)
+    assert graded["answers"] == {grade_id(c): c.source for c in nb.cells if kind(c) == "solution"}
+    assert abs(graded["saved_at"] - src.stat().st_mtime) < 1e-3, "the save time should be that of the file read"

@@ -1,37 +1,16 @@
 """The check cell of an interview or a review notebook (compose.CHECK_CODE), run in the learner's kernel.
 
-Like selfcheck.py it grades the saved file with `python -m autograder check PATH --json` in a separate process
-and shows the table; it adds the session's line (time left, or how far over) and, when the interview ends,
+Like selfcheck.py it grades the saved file with `python -m autograder check PATH --json --progress` in a
+separate process, with the same live line and the same interrupt, and shows the table; it adds the session's line (time left, or how far over) and, when the interview ends,
 the scorecard. It imports nothing of the grader itself.
 """
 
 from __future__ import annotations
 
 import html
-import json
-import os
-import subprocess
-import sys
 import time
 
-from autograder.learner import selfcheck
-
-
-def _run(path, finish: bool) -> tuple[dict | None, str]:
-    env = {k: v for k, v in os.environ.items() if k != selfcheck.SESSION_ENV}
-    cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json"] + (["--finish"] if finish else [])
-    try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=selfcheck.CHECK_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return None, f"the check took longer than {selfcheck.CHECK_TIMEOUT} s and was stopped"
-    try:
-        report = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return None, f"the grader did not answer (exit code {done.returncode}): {tail}"
-    if "error" in report:
-        return None, report["error"]
-    return report, ""
+from autograder.learner import selfcheck, unsaved
 
 
 def card_html(card: dict) -> str:
@@ -63,8 +42,14 @@ def _mins(seconds) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
 
 
+def _counted(line: str) -> bool:
+    """Whether this check counts for the scorecard (its time line says when it does not)."""
+    return not line.startswith(("over time", "finished at"))
+
+
 def check_this_session(finish: bool = False, session: str | None = None) -> None:
-    """What the check cell runs: the table, the time line and (at the end) the scorecard."""
+    """What the check cell runs: a live line while the grader runs, then the table, the time line and (at the
+    end) the scorecard."""
     from IPython.display import display
 
     path = selfcheck.notebook_path(session)
@@ -72,30 +57,41 @@ def check_this_session(finish: bool = False, session: str | None = None) -> None
         print("Check: this kernel was not started by JupyterLab for a saved notebook, so there is nothing to "
               "grade here. From a terminal: python -m autograder check path/to/notebook.ipynb")
         return
-    saved = (f"Graded {path.name} as saved at {time.strftime('%H:%M:%S', time.localtime(path.stat().st_mtime))}. "
-             "Unsaved edits are not graded: save (Ctrl+S) first.")
-    handle = display({"text/plain": f"{saved}\nchecking..."}, raw=True, display_id=True)
-    report, error = _run(path, finish)
+    editor = unsaved.take_editor()
+    handle = display(selfcheck.render_progress(selfcheck.progress_line(
+        path.name, selfcheck.CheckProgress(time.monotonic()), time.monotonic())), raw=True, display_id=True)
+    try:
+        report, error = selfcheck.run_check(path, lambda p: handle.update(selfcheck.render_progress(
+            selfcheck.progress_line(path.name, p, time.monotonic())), raw=True),
+            options=("--finish",) if finish else ())
+    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback
+        handle.update({"text/plain": f"Check stopped: you interrupted it; {path.name} was not graded."}, raw=True)
+        return
     if report is None:
         handle.update({"text/plain": f"Check could not grade {path.name}: {error}"}, raw=True)
         return
+    saved, unsaved_text = selfcheck.what_was_graded(path, report, editor, time.time())
     session_info = report.get("session") or {}
     line = session_info.get("time_line", "")
     # Follow-ups carry no points: one line about them instead of a TODO row each.
     follow = [m for m in report.get("manual", []) if not m.get("max_points")]
     report = dict(report, manual=[m for m in report.get("manual", []) if m.get("max_points")])
+    card = session_info.get("card")
     if follow:
         written = sum(bool(m.get("answered")) for m in follow)
-        note = f"follow-ups answered: {written} of {len(follow)} (their model answers are on the scorecard)"
+        where = "their model answers are on the scorecard" if card or session_info.get("mode") == "interview" \
+            else "a review shows no model answers"
+        note = f"follow-ups answered: {written} of {len(follow)} ({where})"
         line = f"{line}; {note}" if line else note
-    text = selfcheck.render_text(report, None, saved) + (f"\n{line}" if line else "")
-    page = selfcheck.render_html(report, None, saved)
+    # A check after the deadline is graded but not counted: its score must not read as the scorecard's.
+    scored = selfcheck.SCORED if _counted(line) else "(this check only: after the deadline, not on the scorecard)"
+    text = selfcheck.render_text(report, None, saved, unsaved_text, scored) + (f"\n{line}" if line else "")
+    page = selfcheck.render_html(report, None, saved, unsaved_text, scored)
     if line:
-        colour = "#cf222e" if line.startswith("over time") else "#0969da"
+        colour = "#0969da" if _counted(line) else "#cf222e"
         page = f"<p class='ptlab-timeline' style='color:{colour};font-weight:bold'>{html.escape(line)}</p>" + page
-    card = session_info.get("card")
     if card:
-        page += card_html(card)
-        text += f"\nScorecard: {card['score']:g}/{card['max_score']:g} -> {card['verdict']} " \
-                f"(saved as {session_info.get('scorecard')})"
+        page = card_html(card) + page  # the verdict first; the check's own table below it
+        text = f"Scorecard: {card['score']:g}/{card['max_score']:g} -> {card['verdict']} " \
+               f"(saved as {session_info.get('scorecard')})\n" + text
     handle.update({"text/plain": text, "text/html": page}, raw=True)

@@ -8,10 +8,12 @@ This module is imported in the learner's kernel, so it imports nothing of the gr
 Which notebook: jupyter_server 2 starts a notebook's kernel with JPY_SESSION_NAME set to the notebook's path
 (ipykernel also exposes it as `__session__`).
 
-Three things a learner must never be left guessing (issue 24): what was graded (the saved file; answer cells
-whose last run in this kernel differs from the file are named in red), whether it is still running (a line
-naming the running cell and the seconds, updated every second), and how to stop it (an interrupt ends the
-check with one line). JupyterLab's "save and check" command (autograder/learner/labextension) saves first.
+Three things a learner must never be left guessing (issues 24, 36): what was graded (the saved file, read once
+by the grader, whose save time heads the table; answer cells whose version in the editor, or without the
+extension the kernel's last run, differs from the file graded are named in red: unsaved.py), whether it is
+still running (a line naming the running cell and the seconds, updated every second), and how to stop it (an
+interrupt ends the check with one line). JupyterLab's "Save and check" command (autograder/learner/labextension)
+saves first, so after it nothing is named.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.learner.unsaved import warning as unsaved_warning
+from autograder.learner import unsaved
 
 CHECK_TIMEOUT = 1800  # seconds; the grader's own per-cell and per-notebook limits are far below this
 SESSION_ENV = "JPY_SESSION_NAME"
@@ -47,11 +49,26 @@ def notebook_path(session: str | None = None) -> Path | None:
     return next((p for p in candidates if p.is_file()), None)
 
 
-def _saved_line(path: Path, now: float) -> str:
-    saved = path.stat().st_mtime
+def _saved_line(path: Path, saved: float, now: float) -> str:
     ago = max(0, int(now - saved))
     when = time.strftime("%H:%M:%S", time.localtime(saved))
     return f"Graded {path.name} as saved at {when} ({ago} s ago). Unsaved edits are not graded."
+
+
+def what_was_graded(path: Path, report: dict, editor: dict[str, str] | None, now: float) -> tuple[str, str]:
+    """(the "saved at" line, the red unsaved line), both of the file the grader read: the check's JSON carries
+    its save time and answers (check_server.run). `editor`: the editor's answers, told by the extension."""
+    graded = report.get("graded") or {}
+    saved_at = graded.get("saved_at")
+    line = _saved_line(path, saved_at if saved_at is not None else path.stat().st_mtime, now)
+    answers = graded.get("answers")
+    if not isinstance(answers, dict):
+        return line, ""
+    try:
+        saved = json.loads(path.read_text()) if editor is None else None  # the kernel-history fallback only
+    except (OSError, ValueError):
+        saved = None
+    return line, unsaved.warning(answers, editor, saved)
 
 
 # --- running the grader ----------------------------------------------------------------------------------------
@@ -123,19 +140,20 @@ def _stop(proc: subprocess.Popen) -> None:
             continue
 
 
-def check_command(path: Path, timeout: int | None = None) -> list[str]:
-    cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json", "--record", "--progress"]
+def check_command(path: Path, timeout: int | None = None, options: tuple[str, ...] = ("--record",)) -> list[str]:
+    cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json", *options, "--progress"]
     return cmd + (["--timeout", str(timeout)] if timeout else [])
 
 
-def run_check(path: Path, show=None, timeout: int | None = None) -> tuple[dict | None, str]:
+def run_check(path: Path, show=None, timeout: int | None = None,
+              options: tuple[str, ...] = ("--record",)) -> tuple[dict | None, str]:
     """(report, error): the grader's JSON report of the saved file, or why there is none. `show(progress)` is
     called about every second while the grader runs. An interrupt (KeyboardInterrupt) stops the grader and
-    propagates."""
+    propagates. `options`: the check's own (a course notebook's result is recorded; an interview's finish)."""
     env = {k: v for k, v in os.environ.items() if k != SESSION_ENV}
     # A session of its own: a kernel interrupt (SIGINT to the kernel's process group) reaches this kernel, which
     # then stops the grader itself, rather than the grader printing a traceback of its own.
-    proc = subprocess.Popen(check_command(path, timeout), env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(check_command(path, timeout, options), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     p = CheckProgress(started=time.monotonic())
     out: list[str] = []
@@ -193,18 +211,23 @@ def rows(report: dict, hints: dict[str, int] | None = None) -> list[dict]:
     return out
 
 
-def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "") -> str:
+SCORED = "(autograded cells)"
+
+
+def render_text(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "",
+                scored: str = SCORED) -> str:
     lines = [line for line in (unsaved, saved) if line]
     for r in rows(report, hints):
         lines.append(f"{r['result']}  {r['cell']}  {r['points']}  {r['message']}".rstrip())
     lines += [f"fault: {f}" for f in report.get("faults", [])]
     lines += [f"flagged for review: {f}" for f in report.get("flags", [])]
-    lines.append(f"score {report['score']:g}/{report['max_score']:g} (autograded cells)")
+    lines.append(f"score {report['score']:g}/{report['max_score']:g} {scored}")
     lines += report.get("next", [])  # after full marks: what is next (learner/next_steps.py)
     return "\n".join(lines)
 
 
-def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "") -> str:
+def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = "", unsaved: str = "",
+                scored: str = SCORED) -> str:
     from autograder.isolation.sanitize import clean_html
 
     e = html.escape
@@ -220,7 +243,7 @@ def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = 
         f"<div class='ptlab-selfcheck'>{warning}<p><i>{e(saved)}</i></p>"
         "<table><thead><tr><th style='text-align:left'>cell</th><th>result</th><th>points</th><th style='text-align:left'>message"
         f"</th></tr></thead><tbody>{cells}</tbody></table>{extra}"
-        f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> (autograded cells)</p>"
+        f"<p><b>score {report['score']:g}/{report['max_score']:g}</b> {e(scored)}</p>"
         + "".join(f"<p>{e(line)}</p>" for line in report.get("next", [])) + "</div>")
 
 
@@ -240,8 +263,7 @@ def check_this_notebook(session: str | None = None, timeout: int | None = None) 
         print("Self-check: this kernel was not started by JupyterLab for a saved notebook, so there is nothing "
               "to grade here. From a terminal: make check NB=path/to/notebook.ipynb")
         return None
-    unsaved_text = unsaved_warning(path)
-    saved = _saved_line(path, time.time())
+    editor = unsaved.take_editor()
     handle = display(render_progress(progress_line(path.name, CheckProgress(time.monotonic()), time.monotonic())),
                      raw=True, display_id=True)
     try:
@@ -251,6 +273,7 @@ def check_this_notebook(session: str | None = None, timeout: int | None = None) 
             handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
             return None
         hints = _hints(path)
+        saved, unsaved_text = what_was_graded(path, report, editor, time.time())
         handle.update({"text/plain": render_text(report, hints, saved, unsaved_text),
                        "text/html": render_html(report, hints, saved, unsaved_text)}, raw=True)
     except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback under the table

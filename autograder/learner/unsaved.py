@@ -1,8 +1,13 @@
-"""Answer cells the learner ran but did not save: the self-check grades the file on disk, so an answer this
-kernel last ran in another version than the file holds is named in red above the table (issue 24).
+"""Answer cells the check did not grade as the learner has them: the check grades the file on disk, so an
+answer whose version in the editor differs from the version the grader read is named in red above the table
+(issues 24, 36).
 
-Runs in the learner's kernel: it reads the kernel's own input history (IPython keeps no cell ids there), and
-tells which answer cell a source it ran was a version of by its text and the names it defines.
+Runs in the learner's kernel, after the check, against the answers of the very file the grader read (the
+check's JSON carries them: check_server.run). What the learner has: in JupyterLab, the editor's answer cells,
+which the Save and check extension tells this kernel just before a check cell runs (`remember_editor`); so
+after Save and check nothing is ever named. Without the extension (Colab, another front end) the kernel's own
+input history stands in for the editor (IPython keeps no cell ids there): which answer cell a source it ran
+was a version of is told by its text and the names it defines.
 """
 
 from __future__ import annotations
@@ -10,7 +15,6 @@ from __future__ import annotations
 import ast
 import difflib
 import json
-from pathlib import Path
 
 
 def _defined_names(source: str) -> set[str] | None:
@@ -46,6 +50,43 @@ def _owner(ran: str, answers: dict[str, str]) -> str | None:
     return best if best is not None and ratios[best] >= 0.6 else None
 
 
+_editor: dict[str, str] | None = None  # the editor's answer cells, told by the extension for the next check
+
+
+def remember_editor(state: str) -> None:
+    """What the extension calls (silently, unrecorded) as a check cell is about to run: the editor's answer
+    cells as JSON {"answers": {grade id: source}}. The next check takes them."""
+    global _editor
+    try:
+        answers = json.loads(state).get("answers")
+    except (ValueError, AttributeError):
+        return
+    if isinstance(answers, dict):
+        _editor = {str(k): str(v) for k, v in answers.items()}
+
+
+def take_editor() -> dict[str, str] | None:
+    """The editor's answer cells told for this check, once (a later check without the extension's word must
+    not compare against an old editor)."""
+    global _editor
+    got, _editor = _editor, None
+    return got
+
+
+def as_notebook(answers: dict[str, str], saved: dict | None = None) -> dict:
+    """The graded answers ({grade id: source}) in the shape `unsaved_cells` reads, with the other cells of the
+    `saved` notebook (read-only cells: the same in every save), which a kernel runs too and which claim nothing."""
+    others = [c for c in (saved or {}).get("cells", [])
+              if not (c.get("metadata", {}).get("nbgrader", {}).get("solution") and c.get("cell_type") == "code")]
+    return {"cells": [{"cell_type": "code", "source": src, "metadata": {"nbgrader": {"solution": True, "grade_id": gid}}}
+                      for gid, src in answers.items()] + others}
+
+
+def edited_cells(graded: dict[str, str], editor: dict[str, str]) -> list[str]:
+    """Answer cells (in the graded file's order) whose editor source differs from the source graded."""
+    return [gid for gid, src in graded.items() if gid in editor and editor[gid].strip() != src.strip()]
+
+
 def unsaved_cells(saved: dict, history: list[str]) -> list[str]:
     """Answer cells (grade ids, in notebook order) whose last version run by the kernel is not what the saved
     notebook holds. `saved`: the notebook as JSON; `history`: the sources the kernel ran, oldest first."""
@@ -76,16 +117,18 @@ def kernel_history() -> list[str]:
         return []
 
 
-def _unsaved_line(cells: list[str]) -> str:
-    return (f"Not saved: {', '.join(cells)}. This kernel last ran a version of "
-            f"{'this cell' if len(cells) == 1 else 'these cells'} that differs from the saved file, and the "
-            "saved file is what was graded: save (Ctrl+S) and check again.")
+def _unsaved_line(cells: list[str], source: str) -> str:
+    these = "this cell" if len(cells) == 1 else "these cells"
+    return (f"Not saved: {', '.join(cells)}. {source} a version of {these} that differs from the file this "
+            "check graded: Save and check (Ctrl+Shift+Enter) to grade what you see.")
 
 
-def warning(path: Path) -> str:
-    """The red line for the saved notebook at `path` and this kernel's history; empty when nothing differs."""
-    try:
-        cells = unsaved_cells(json.loads(path.read_text()), kernel_history())
-    except (OSError, ValueError):
-        return ""
-    return _unsaved_line(cells) if cells else ""
+def warning(graded: dict[str, str], editor: dict[str, str] | None = None, saved: dict | None = None) -> str:
+    """The red line for the answers the grader read (`graded`: {grade id: source}) and what the learner has:
+    the editor's answers when the extension told them, else this kernel's history (`saved`: the notebook, for
+    its other cells); empty when nothing differs."""
+    if editor is not None:
+        cells = edited_cells(graded, editor)
+        return _unsaved_line(cells, "The editor holds") if cells else ""
+    cells = unsaved_cells(as_notebook(graded, saved), kernel_history())
+    return _unsaved_line(cells, "This kernel last ran") if cells else ""
