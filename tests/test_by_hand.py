@@ -687,3 +687,90 @@ def test_a_name_imported_before_the_block_is_caught_and_put_back_however_it_ends
         torch.testing.assert_close(_hvp_nested_func_grad(_cubic, x, v), 6 * x * v)  # and works again after
     finally:
         del ns["grad"]
+
+
+# ---- a forbidden package that is not installed here: torchvision, through a stand-in ---------------------------
+
+_BOXES = '''
+import torch
+
+
+def box_iou(boxes1, boxes2):
+    area1 = (boxes1[:, 2] - boxes1[:, 0]) * (boxes1[:, 3] - boxes1[:, 1])
+    area2 = (boxes2[:, 2] - boxes2[:, 0]) * (boxes2[:, 3] - boxes2[:, 1])
+    lt = torch.max(boxes1[:, None, :2], boxes2[:, :2])
+    rb = torch.min(boxes1[:, None, 2:], boxes2[:, 2:])
+    wh = (rb - lt).clamp(min=0)
+    inter = wh[:, :, 0] * wh[:, :, 1]
+    return inter / (area1[:, None] + area2 - inter)
+'''
+
+
+@pytest.fixture
+def stand_in_torchvision(monkeypatch):
+    """torchvision is not installed here, and must not be; Colab has it. A stand-in laid out as the real one
+    (torchvision.ops re-exports torchvision.ops.boxes.box_iou, a correct IoU), on sys.modules for this test
+    only, proves what junior/12 ex6's test cell does where the real package is installed."""
+    import sys
+    import types
+
+    boxes = types.ModuleType("torchvision.ops.boxes")
+    exec(compile(_BOXES, "<stand-in torchvision/ops/boxes.py>", "exec"), vars(boxes))
+    ops = types.ModuleType("torchvision.ops")
+    ops.boxes, ops.box_iou = boxes, boxes.box_iou
+    top = types.ModuleType("torchvision")
+    top.ops = ops
+    for module in (top, ops, boxes):
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+    return top
+
+
+def _run_test_cell(notebook, before, solution, answer):
+    """The notebook's cells `before` (by id), `answer` in place of the solution cell, then the test cell that
+    follows it, in one namespace after the derived cell: the kernel's order, without a kernel."""
+    import nbformat
+
+    from autograder.pipeline.cells import grade_id
+    from tests import answers
+
+    nb = nbformat.read(str(answers.NOTEBOOKS / f"{notebook}.ipynb"), as_version=4)
+    by_id = {grade_id(c) or c.get("id"): c.source for c in nb.cells}
+    space = {"FAST": True, "DEVICE": "cpu", "SEED": 0, "__name__": "__main__"}
+    exec(compile(DERIVED, "<derived cell>", "exec"), space)
+    space["_observe"] = lambda *args, **kwargs: None  # no kernel to display to; the verdict here is the assert
+    for source in [by_id[c] for c in before] + [answer, by_id[answers.test_cell_of(nb)[solution]]]:
+        exec(compile(source, f"<{notebook}>", "exec"), space)
+    return space
+
+
+def _shortcut(notebook, solution, why):
+    import importlib
+
+    wrong = importlib.import_module(f"tests.answers.{notebook.replace('/', '.')}").WRONG[solution]
+    return next(code for said, code in wrong if said.startswith(why))
+
+
+J12 = ("junior/12_activations_and_metrics", ["setup_imports", "c33"], "ex6_box_iou")
+
+
+def test_box_iou_from_torchvision_fails_with_the_by_hand_message_where_torchvision_is_installed(
+        stand_in_torchvision):
+    notebook, before, solution = J12
+    a = torch.tensor([[0.0, 0.0, 4.0, 4.0], [1.0, 1.0, 3.0, 5.0]])
+    b = torch.tensor([[2.0, 2.0, 6.0, 6.0], [-3.0, 1.0, 1.0, 2.0]])
+    real = stand_in_torchvision.ops.box_iou
+    torch.testing.assert_close(real(a, b), torch.tensor([[4 / 28, 1 / 19], [3 / 21, 0.0]]),
+                               msg="the stand-in's IoU is right, so only the by-hand rule can fail the shortcut")
+    code = _shortcut(notebook, solution, "shortcut: calls torchvision.ops.box_iou")
+    with pytest.raises(AssertionError) as caught:
+        _run_test_cell(notebook, before, solution, code)
+    assert str(caught.value).startswith("this exercise asks for box IoU by hand: `torchvision.ops.box_iou` was "
+                                        "called"), str(caught.value)
+    assert stand_in_torchvision.ops.box_iou is real and stand_in_torchvision.ops.boxes.box_iou is real
+
+
+def test_box_iou_by_hand_passes_where_torchvision_is_installed(stand_in_torchvision):
+    from tests import answers
+
+    notebook, before, solution = J12
+    _run_test_cell(notebook, before, solution, answers.reference(notebook, solution))

@@ -234,6 +234,14 @@ def precision_recall_f1(cm):
 '''),
     ],
     "ex6_box_iou": [
+        # Fails here with ModuleNotFoundError (torchvision is not installed, and must not be); where it is, as on
+        # Colab, with the by-hand message: tests/test_by_hand.py proves that with a stand-in torchvision.
+        ("shortcut: calls torchvision.ops.box_iou", '''
+def box_iou(a, b):
+    from torchvision.ops import box_iou as library_box_iou
+
+    return library_box_iou(a, b)
+'''),
         ("the broken version unchanged", '''
 def box_iou(a, b):
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
