@@ -38,6 +38,8 @@ def test_reset_of_one_exercise_blanks_only_its_answer_and_keeps_the_rest(tmp_pat
     reset_cell = next(c for c in nb.cells if grade_id(c) == "ex1_double")
     assert reset_cell.outputs == [] and reset_cell.execution_count is None
     assert "return 2 * x" in (tmp_path / "work" / "junior" / "01_tiny.ipynb.bak").read_text()
+    # what an open JupyterLab view follows (the Save and check extension): which cells were reset
+    assert nb.metadata["ptlab"]["reset"]["cells"] == ["ex1_double"], nb.metadata
 
 
 def test_reset_of_the_whole_notebook_blanks_every_answer_and_the_check_agrees(tmp_path):

@@ -1,12 +1,17 @@
 """Start an exercise again: `python -m autograder reset NB [--exercise ID]` puts blank answer cells back (the
 release's stub, outputs cleared) and keeps every other cell, notes and added cells included. The file as it
-was is kept next to it as NB.bak (not a notebook name, so progress does not count it)."""
+was is kept next to it as NB.bak (not a notebook name, so progress does not count it).
+
+A notebook open in JupyterLab follows the reset (issue 36): the notebook's metadata names the cells reset and
+when (ptlab.reset), and the Save and check extension loads the file again, keeping the learner's unsaved edits
+to other cells, instead of asking Revert or Overwrite (whose default, Overwrite, undid the reset)."""
 
 from __future__ import annotations
 
 import copy
 import os
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
@@ -44,6 +49,7 @@ def reset(path: Path, exercise: str | None = None) -> list[str]:
                 cell.outputs, cell.execution_count = [], None
             done.append(gid)
     if done:
+        nb.metadata.setdefault("ptlab", {})["reset"] = {"at": time.time(), "cells": done}
         shutil.copy2(path, path.with_name(path.name + ".bak"))
         tmp = path.with_name(f".{path.name}.reset.tmp")
         nbformat.write(nb, str(tmp))
