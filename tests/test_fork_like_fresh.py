@@ -167,8 +167,6 @@ ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", 
 # Aspects a forked kernel does not yet share with a fresh one, each with the change still to come (strict: an
 # aspect that comes to agree must leave this list)
 PENDING = {
-    "threads": "ipykernel, imported by the server, read JPY_PARENT_PID there: a parent poller runs",
-    "tasks": "ipykernel, imported by the server, read JPY_PARENT_PID there: a parent poller runs",
     "signals": "SIGPIPE is SIG_DFL, not the ignored one an interpreter starts with",
     "sig_masks": "SIGPIPE is SIG_DFL, not the ignored one an interpreter starts with",
     "ppid": "the kernel's parent is outside the namespace, not its init",

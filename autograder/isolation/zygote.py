@@ -104,8 +104,13 @@ def _spawn() -> None:
         # kernels' allow-list. Imported here, in the grader: the server itself imports nothing of ours.
         from autograder.isolation.environment import for_kernel
 
+        env = for_kernel()
+        # jupyter_client's mark on a kernel it started, there when this grader runs in one (Save and check):
+        # ipykernel reads it once, at import, so in the server, and every forked kernel would then poll for
+        # that parent, which is not its own (and, with the namespace's init as its parent, exit at once)
+        env.pop("JPY_PARENT_PID", None)
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, str(os.getpid())],
-                                env=for_kernel(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True, close_fds=True)
     except OSError:
         shutil.rmtree(home, ignore_errors=True)
