@@ -13,8 +13,20 @@ import time
 from autograder.learner import selfcheck, unsaved
 
 
+def _markdown(text: str) -> str:
+    """A statement or a model answer as the notebook shows it (Markdown rendered; clean_html then keeps only
+    safe markup)."""
+    try:
+        import mistune
+
+        return mistune.html(text)
+    except Exception:  # no renderer: the text, escaped
+        return f"<p>{html.escape(text)}</p>"
+
+
 def card_html(card: dict) -> str:
     from autograder.isolation.sanitize import clean_html
+    from autograder.learner.scorecard import named_topics
 
     e = html.escape
     rows = "".join(
@@ -24,10 +36,10 @@ def card_html(card: dict) -> str:
         f"<td>{e(_mins(r['seconds_to_first_pass']))}</td><td>{r['attempts']}</td></tr>" for r in card["exercises"])
     follow = "".join(
         f"<details><summary>{e(r['title'])}: follow-up</summary>"
-        f"<p>{e(r['follow_up'].replace('**Follow-up.**', '').strip())}</p>"
-        f"<p><b>Your answer:</b> {e(r['your_answer'] or '(none)')}</p><p><b>Model answer:</b> "
-        f"{e(r['model_answer'])}</p></details>" for r in card["exercises"] if r["follow_up"])
-    review = ", ".join(card["topics_to_review"]) or "none"
+        f"{_markdown(r['follow_up'].replace('**Follow-up.**', '').strip())}"
+        f"<p><b>Your answer:</b> {e(r['your_answer'] or '(none)')}</p><p><b>Model answer:</b></p>"
+        f"{_markdown(r['model_answer'])}</details>" for r in card["exercises"] if r["follow_up"])
+    review = ", ".join(named_topics(card)) or "none"
     return clean_html(
         f"<div class='ptlab-scorecard'><h3>Scorecard: {card['score']:g}/{card['max_score']:g}, "
         f"<span>{e(card['verdict'])}</span> ({e(card['level'])}, {card['minutes']} min)</h3>"

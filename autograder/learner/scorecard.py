@@ -62,7 +62,25 @@ def build(meta: dict, follow_up_answers: dict[str, str]) -> dict:
             "checks": len(meta.get("checks", [])), "checks_over_time": len(meta.get("checks", [])) - len(in_time),
             "score": earned, "max_score": possible, "fraction": round(fraction, 4),
             "verdict": verdict(meta["level"], fraction), "thresholds": dict(zip(VERDICTS[:3], THRESHOLDS[meta["level"]], strict=True)),
-            "exercises": rows, "topics_to_review": review}
+            "exercises": rows, "topics_to_review": review, "topic_titles": topic_titles(review)}
+
+
+def topic_titles(topics: list[str]) -> dict[str, str]:
+    """Topic id -> its name in the syllabus (a scorecard names topics, not codes such as J12)."""
+    try:
+        from autograder.course import syllabus
+
+        known = syllabus()
+    except Exception:  # no syllabus to read: the codes stand alone
+        known = {}
+    return {t: known.get(t, {}).get("title", t) for t in topics}
+
+
+def named_topics(card: dict) -> list[str]:
+    """The topics to review as a learner reads them: "Tensors and memory (J01)"; an older card without names
+    keeps its codes."""
+    titles = card.get("topic_titles") or {}
+    return [f"{titles[t]} ({t})" if titles.get(t, t) != t else t for t in card.get("topics_to_review", [])]
 
 
 def path_for(notebook: Path) -> Path:
@@ -114,7 +132,7 @@ def render_text(card: dict) -> str:
         lines.append(f"  {mark}  {r['exercise']}  {r['points']:g}/{r['max_points']:g}  first pass "
                      f"{minutes(r['seconds_to_first_pass'])}  attempts {r['attempts']}")
     if card["topics_to_review"]:
-        lines.append("  topics to review: " + ", ".join(card["topics_to_review"]))
+        lines.append("  topics to review: " + ", ".join(named_topics(card)))
     return "\n".join(lines)
 
 
