@@ -157,7 +157,8 @@ def cmd_grade(args) -> int:
                            feedback=Path(args.feedback) if args.feedback else None,
                            gradebook=args.gradebook, timeout=args.timeout, scheduler=args.scheduler,
                            assignment=args.assignment, students=args.student, force=args.force,
-                           autograded=Path(args.autograded) if args.autograded else None)
+                           autograded=Path(args.autograded) if args.autograded else None,
+                           roster=Path(args.roster) if args.roster else None)
     except GradingInputError as e:
         print(f"cannot grade: {e}", file=sys.stderr)
         return 2
@@ -224,14 +225,24 @@ def cmd_coverage(args) -> int:
 def cmd_bundle(args) -> int:
     from autograder.classroom import github_classroom, gradescope, prairielearn
 
+    if (args.dry_run or args.wheels) and args.platform != "gradescope":
+        print("bundle: --dry-run and --wheels are Gradescope's", file=sys.stderr)
+        return 2
     if args.platform == "gradescope":
-        names = gradescope.bundle(args.tier, args.notebooks, args.visibility, Path(args.out))
+        names = gradescope.bundle(args.tier, args.notebooks, args.visibility, Path(args.out),
+                                  Path(args.wheels) if args.wheels else None)
     elif args.platform == "prairielearn":
         names = prairielearn.bundle(args.tier, args.notebooks, Path(args.out))
     else:
         github_classroom.write_template(args.tier, args.notebooks, Path(args.out))
         names = [s.stem for s in github_classroom.expected_sources(args.tier, args.notebooks)]
     print(f"bundle: {args.platform} for {len(names)} {args.tier} notebook(s) -> {args.out}")
+    if args.dry_run:
+        for name, res in gradescope.dry_run(Path(args.out), Path(args.dry_run)):
+            print(f"\n== {name}: {res['score']:g} / {sum(t['max_score'] for t in res.get('tests', [])):g}")
+            print(res.get("output", ""))
+            for test in res.get("tests", []):
+                print(f"  {test['status']:6} {test['score']:g}/{test['max_score']:g} {test['name']}: {test['output']}")
     return 0
 
 
@@ -249,11 +260,24 @@ def cmd_grade_in(args) -> int:
 def cmd_lms(args) -> int:
     from autograder.classroom.lms import export
 
-    unmatched = export(Path(args.grades), Path(args.canvas or args.moodle), Path(args.out),
-                       "canvas" if args.canvas else "moodle", args.per_notebook)
+    given = {}
+    for item in args.column or []:
+        ours, sep, theirs = item.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            print(f"lms: --column {item!r}: write ASSIGNMENT=CANVAS_COLUMN, e.g. week1='Week 1 (12345)'",
+                  file=sys.stderr)
+            return 2
+        given[ours.strip()] = theirs.strip()
+    unmatched, filled = export(Path(args.grades), Path(args.canvas or args.moodle), Path(args.out),
+                               "canvas" if args.canvas else "moodle", args.per_notebook, given)
     for student in unmatched:
         print(f"lms: {student} is in {args.grades} but not in the roster: not exported", file=sys.stderr)
-    print(f"lms: wrote {args.out}" + (f"; {len(unmatched)} student(s) unmatched (listed above)" if unmatched else ""))
+    for ours, theirs in filled.items():
+        print(f"lms: {ours} -> " + (f"fills the existing Canvas column {theirs!r}" if theirs != ours else
+                                    "a new Canvas column (no column of that name in the export: Canvas will "
+                                    "create an assignment; --column NAME=COLUMN picks an existing one)"),
+              file=sys.stderr)
+    print(f"lms: wrote {args.out}" + (f"; {len(unmatched)} student(s) not exported (listed above)" if unmatched else ""))
     return 0
 
 
@@ -346,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="grade again even notebooks already graded unchanged")
     p.add_argument("--autograded", default=None, metavar="DIR",
                    help="write nbgrader's autograded notebooks here (default with --gradebook: beside SUBMITTED)")
+    p.add_argument("--roster", default=None, metavar="CSV",
+                   help="with --gradebook: the class list (Canvas's or Moodle's export, or id,first_name,last_name,"
+                        "email) whose names formgrader shows instead of 'None, None'")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("lint", help="check the notebook conventions")
@@ -381,6 +408,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--visibility", choices=["visible", "after_due_date", "after_published", "hidden"],
                    default="visible", help="Gradescope: when students see each cell's result")
     p.add_argument("--out", required=True, help="the zip (gradescope) or folder (the others) to write")
+    p.add_argument("--dry-run", metavar="HANDINS", default=None,
+                   help="gradescope: then run the zip's own run_autograder on each hand-in of this folder (its "
+                        ".ipynb files, or one subfolder per student) and print the results")
+    p.add_argument("--wheels", metavar="DIR", default=None,
+                   help="gradescope: put DIR's wheels in the zip; setup.sh then installs from them offline")
     p.set_defaults(func=cmd_bundle)
 
     p = sub.add_parser("grade-in", help="inside a platform's grading job: grade the submission folder and "
@@ -401,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     roster.add_argument("--moodle", metavar="ROSTER", help="Moodle participants or grades export")
     p.add_argument("--out", required=True)
     p.add_argument("--per-notebook", action="store_true", help="one column per notebook instead of per assignment")
+    p.add_argument("--column", action="append", metavar="ASSIGNMENT=COLUMN",
+                   help="Canvas: fill this existing column of the export with this assignment's grades (repeat "
+                        "per assignment); without it a column named like the assignment is filled")
     p.set_defaults(func=cmd_lms)
 
     p = sub.add_parser("report", help="a class report from grades.csv: distributions, most-failed cells, "

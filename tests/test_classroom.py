@@ -70,6 +70,25 @@ def test_lateness_from_timestamp_and_nbgraders_zero_policy(root, tmp_path):
     assert (r["late_penalty"], scores.settle(r)["score"]) == ("7", "0")
 
 
+@pytest.mark.parametrize("method, says", [("none", "no points off for lateness"),
+                                           ("zero", "5 point(s) off for lateness")])
+def test_the_late_students_feedback_says_how_late_whatever_the_penalty(root, tmp_path, method, says):
+    (root / "nbgrader_config.py").write_text((root / "nbgrader_config.py").read_text().replace(
+        'penalty_method = "none"', f'penalty_method = "{method}"'))
+    late._plugin.cache_clear()
+    nb = tmp_path / "submitted" / "bob" / "week1" / "02_tiny.ipynb"
+    nb.parent.mkdir(parents=True)
+    (nb.parent / "timestamp.txt").write_text("2026-12-01 19:42:00 UTC")
+    r = late.stamp(row("bob", "week1", nb, 5, 5, cells="ex1_double_test=2 ex2_square_test=3"), nb,
+                   datetime(2026, 12, 1, 17))
+    late.penalize(root)(r)
+    late._plugin.cache_clear()
+    html = page(nbformat.read(str(root / "notebooks" / "junior" / "01_tiny.ipynb"), 4), r)
+    assert "submitted 2026-12-01 19:42:00 UTC, 2.7 h after the due date" in html, \
+        "a late hand-in's feedback says when it came and how late, with any penalty method"
+    assert says in html
+
+
 def test_the_summary_counts_what_this_run_did():
     a = row("a", "junior", "01_tiny.ipynb", 5, 5, cells="x=5")
     b = row("b", "junior", "01_tiny.ipynb", 1, 5, status="out of memory: x", cells="x=1")
@@ -111,3 +130,28 @@ def test_the_course_file_example_is_the_readmes():
 
     assert "assignments:\n      week1:\n" in (ROOT / "README.md").read_text()
     assert ASSIGNMENTS.startswith("assignments:\n  week1:")
+
+
+def test_formgrader_shows_the_rosters_names(root, tmp_path):
+    """Canvas's export names a student "Last, First", Moodle's in two columns, nbgrader's own import too; a
+    student the roster lacks keeps no name (formgrader shows the id alone)."""
+    from nbgrader.api import Gradebook
+
+    from autograder.classroom.gradebook import record_grades
+    from autograder.classroom.lms import roster_names
+
+    canvas = tmp_path / "canvas.csv"
+    canvas.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n"
+                      '"Lovelace, Ada",101,S001,alice@uni.example,A\n')
+    moodle = tmp_path / "moodle.csv"
+    moodle.write_text("First name,Last name,Username,Email address\nBob,Builder,bob,bob@uni.example\n")
+    assert roster_names(canvas, {"alice", "zed"}) == {"alice": {"first_name": "Ada", "last_name": "Lovelace"}}
+    assert roster_names(moodle, {"bob"}) == {"bob": {"first_name": "Bob", "last_name": "Builder",
+                                                     "email": "bob@uni.example"}}
+    r = row("alice", "junior", root / "submitted" / "alice" / "junior" / "01_tiny.ipynb", 5, 5,
+            cells="ex1_double_test=2 ex2_square_test=3", written="ex3_explain=?/2")
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    record_grades(db, [r], names=roster_names(canvas, {"alice"}))
+    with Gradebook(db, course_id="pytorch-interview-lab") as gb:
+        alice = gb.find_student("alice")
+        assert (alice.first_name, alice.last_name) == ("Ada", "Lovelace"), "formgrader shows the roster's name"

@@ -50,11 +50,11 @@ def test_the_teaching_commands_name_the_environment():
 
 def _entry_points() -> list[list[str]]:
     """Each distinct program and subcommand the README runs: `.venv/bin/python -m autograder grade`,
-    `.venv/bin/nbgrader export`, ..."""
+    `.venv/bin/python -m pip download`, `.venv/bin/nbgrader export`, ..."""
     seen: dict[str, list[str]] = {}
     for cmd in shown_commands():
         words = cmd.split()
-        head = words[:4] if words[1:3] == ["-m", "autograder"] else words[:2]
+        head = words[:4] if words[1:2] == ["-m"] else words[:2]
         if words[0].startswith(".venv/bin/") and len(words) > 1 and not any(w == "..." or "<" in w for w in head):
             seen.setdefault(" ".join(head), head)
     return list(seen.values())

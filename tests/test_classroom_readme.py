@@ -148,6 +148,9 @@ def test_every_command_of_the_teaching_section_runs_as_written(tmp_path):
             row = _rows(grades)[("alice", "week1", "02_tiny")]
             assert row["submitted_at"] == "2026-12-02 11:00:00 UTC" and float(row["seconds_late"]) == 18 * 3600
             assert (row["score"], row["max_score"]) == ("5", "7")
+            late_page = (tmp / "feedback" / "alice" / "week1" / "02_tiny.html").read_text()
+            assert "18.0 h after the due date; no points off for lateness" in late_page, \
+                "README step 6: the late student's feedback shows lateness (penalty_method 'none')"
             with Gradebook(db, course_id=COURSE_ID) as gb:
                 week1 = gb.find_assignment("week1")
                 assert [n.name for n in week1.notebooks] == ["02_tiny"] and week1.max_score == 7

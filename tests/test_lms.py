@@ -101,3 +101,30 @@ def test_a_roster_without_identities_is_a_clear_error(tmp_path):
     roster = write(tmp_path / "roster.csv", [["name"], ["Ada"]])
     done = run(grades, "--canvas", roster, "--out", tmp_path / "c.csv")
     assert done.returncode == 2 and "SIS Login ID" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_canvas_fills_the_existing_assignment_whose_name_matches(tmp_path):
+    """Canvas's import fills an assignment it knows by the "Name (id)" column of its own export; a column
+    named otherwise would be a second, new assignment."""
+    grades = write_grades(tmp_path / "grades.csv")
+    roster = write(tmp_path / "roster.csv", [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Junior  (4411)", "PyTorch Lab mid (4412)"],
+        ["    Points Possible", "", "", "", "", "26", "6"],
+        ["Lovelace, Ada", "101", "S001", "ada", "A", "", ""],
+    ])
+    out = tmp_path / "canvas.csv"
+    done = run(grades, "--canvas", roster, "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert read(out)[0][5:] == ["Junior  (4411)", "PyTorch Lab mid (4412)"], \
+        "each assignment fills the export's column of the same name, with Canvas's id, not a new column"
+    assert "fills the existing Canvas column 'Junior  (4411)'" in done.stderr
+    assert read(out)[2][5:] == ["14", "3"]
+    for student in ("bob", "cy", "zed"):
+        assert f"lms: {student} is in {grades} but not in the roster: not exported" in done.stderr, done.stderr
+    assert "3 student(s) not exported" in done.stdout
+
+    done = run(grades, "--canvas", roster, "--out", out, "--column", "junior=Week 1 quiz (5000)",
+               "--column", "mid=PyTorch Lab mid (4412)")
+    assert done.returncode == 0, done.stderr
+    assert read(out)[0][5:] == ["Week 1 quiz (5000)", "PyTorch Lab mid (4412)"], "--column names the column"
+    assert run(grades, "--canvas", roster, "--out", out, "--column", "junior").returncode == 2

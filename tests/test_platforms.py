@@ -147,6 +147,40 @@ def test_gradescope_always_leaves_a_results_file(course, gradescope_source):
     assert res["score"] == 0 and "could not run" in res["output"]
 
 
+def test_gradescope_dry_run_prints_each_handins_results(course):
+    """The instructor's local try: the same zip's run_autograder on a folder of hand-ins, one per student."""
+    tmp, src = course
+    handins = tmp / "handins"
+    ref = nbformat.read(str(src), 4)
+    for student, nb in (("ada", with_answer(ref, "ex1_double", ALT)), ("bob", blank(ref))):
+        (handins / student).mkdir(parents=True)
+        nbformat.write(nb, str(handins / student / "01_tiny.ipynb"))
+    zip_path = tmp / "dry.zip"
+    done = cli(tmp, "bundle", "gradescope", "--tier", "junior", "--notebooks", "01", "--out", str(zip_path),
+               "--dry-run", str(handins))
+    assert done.returncode == 0, done.stderr
+    assert "== ada: 5 / 5" in done.stdout and "== bob: 0 / 5" in done.stdout, done.stdout
+    assert "passed 2/2 01_tiny: ex1_double_test" in done.stdout and "not answered yet" in done.stdout
+    assert not any(h in done.stdout for h in HIDDEN)
+
+
+def test_gradescope_setup_installs_from_a_wheel_cache_offline(course):
+    tmp, _ = course
+    wheels = tmp / "wheelhouse"
+    wheels.mkdir()
+    (wheels / "torch-2.0.0-py3-none-any.whl").write_bytes(b"stand-in")
+    zip_path = tmp / "offline.zip"
+    done = cli(tmp, "bundle", "gradescope", "--tier", "junior", "--notebooks", "01", "--out", str(zip_path),
+               "--wheels", str(wheels))
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(zip_path) as z:
+        assert "wheels/torch-2.0.0-py3-none-any.whl" in z.namelist(), "the wheel cache travels in the zip"
+        setup = z.read("setup.sh").decode()
+    offline = setup.split('if [ -d "$WHEELS" ]; then', 1)[1].split("else", 1)[0]
+    assert offline.count("--no-index --find-links") == 2 and "http" not in offline, \
+        "with wheels/ in the zip, setup.sh installs only from them (an offline image reaches no index)"
+
+
 def test_gradescope_visibility_is_configurable(course):
     tmp, _ = course
     zip_path = tmp / "after.zip"

@@ -53,9 +53,10 @@ def summary(row: dict, flags=()) -> str:
     text = (f"**Feedback for {_literal(row['student'])}: {_literal(row['assignment'])}/{_literal(row['notebook'])}**, "
             f"score {row['score']} / {row['max_score']}")
     text += f" ({pending} written answer(s) awaiting a grader)." if pending else "."
-    if float(row.get("late_penalty") or 0):
-        text += (f"\n\nSubmitted {row.get('submitted_at')}, {_late(row)} late: "
-                 f"{float(row['late_penalty']):g} point(s) off.")
+    if float(row.get("seconds_late") or 0) > 0:  # whatever the penalty method, 'none' included
+        off = float(row.get("late_penalty") or 0)
+        text += (f"\n\n*Late:* submitted {row.get('submitted_at')}, {_late(row)} after the due date; "
+                 + (f"{off:g} point(s) off for lateness." if off else "no points off for lateness."))
     return text + "".join(f"\n\n*Flagged for review:* {f}" for f in flags)
 
 

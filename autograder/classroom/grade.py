@@ -106,12 +106,13 @@ def _job_key(job: Job) -> tuple:
 
 def _shown(r: dict) -> tuple:
     """What a feedback page shows beyond the autograder's run: when it changes, the page is written again."""
-    return tuple(r.get(k, "") for k in ("score", "max_score", "manual", "comments", "late_penalty"))
+    return tuple(r.get(k, "") for k in ("score", "max_score", "manual", "comments", "late_penalty", "submitted_at",
+                                        "seconds_late"))
 
 
 def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path | None) -> int:
-    """Feedback pages written again from the autograded notebooks where the grader's points, comments or a
-    late penalty changed what they must show."""
+    """Feedback pages written again from the autograded notebooks where the grader's points, comments, the
+    lateness or a late penalty changed what they must show."""
     import nbformat
 
     from autograder.classroom.feedback import page
@@ -137,11 +138,12 @@ def _refresh_feedback(rows: dict, shown: dict, feedback: Path, autograded: Path 
 def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"), feedback: Path | None = None,
                 gradebook: str | None = None, timeout: int | None = None, scheduler: str | None = None,
                 assignment: str | None = None, students: list[str] | None = None, force: bool = False,
-                autograded: Path | None = None) -> int:
+                autograded: Path | None = None, roster: Path | None = None) -> int:
     """Grades locally in a process pool, or with `scheduler` (a Dask address) one task per notebook on a
     cluster (cluster.py); either way this process alone writes the CSV and the gradebook. `assignment`,
     `students`: only these hand-ins (the CSV keeps every other row); `force`: regrade them even unchanged.
-    `autograded`: nbgrader's autograded/ folder (default with a gradebook: beside `submitted`)."""
+    `autograded`: nbgrader's autograded/ folder (default with a gradebook: beside `submitted`); `roster`: the
+    class list whose names formgrader shows (lms.roster_names)."""
     from tqdm import tqdm
 
     from autograder.isolation import sandbox
@@ -186,7 +188,12 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
         shown[_key(row)] = _shown(row)
         graded.append(row)
         _write_csv(out, list(rows.values()))
-    _settle(rows, submitted, gradebook)
+    names = None
+    if roster and gradebook:
+        from autograder.classroom.lms import roster_names
+
+        names = roster_names(roster, {r["student"] for r in rows.values()})
+    _settle(rows, submitted, gradebook, names)
     _write_csv(out, list(rows.values()))
     if feedback:
         _refresh_feedback(rows, shown, feedback, autograded)
@@ -198,7 +205,7 @@ def _in_scope(key: tuple, assignment: str | None, students: list[str] | None) ->
     return (not assignment or key[1] == assignment) and (not students or key[0] in students)
 
 
-def _settle(rows: dict, submitted: Path, gradebook: str | None) -> None:
+def _settle(rows: dict, submitted: Path, gradebook: str | None, names: dict | None = None) -> None:
     """Times and lateness from timestamp.txt and the due dates; then, with a gradebook, the grades go in and
     the graders' points and comments come back; the totals follow."""
     due = assignments.due_dates()
@@ -215,7 +222,7 @@ def _settle(rows: dict, submitted: Path, gradebook: str | None) -> None:
     if gradebook:
         from autograder.classroom.gradebook import plain_id, record_grades
 
-        record_grades(gradebook, list(rows.values()), due, penalize)
+        record_grades(gradebook, list(rows.values()), due, penalize, names=names)
         recorded = lambda r: plain_id(r["student"])  # noqa: E731  the gradebook settled these
     for r in rows.values():
         if (r.get("cells") or r.get("manual")) and not recorded(r):

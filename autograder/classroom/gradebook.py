@@ -124,7 +124,7 @@ def _record_cells(gb, r: dict, nb_name: str):
     return nb
 
 
-def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
+def _write(db_url: str, rows: list[dict], due: dict, late, names: dict | None = None) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.utils import parse_utc
 
@@ -144,7 +144,7 @@ def _write(db_url: str, rows: list[dict], due: dict, late) -> None:
             name, student = r["assignment"], r["student"]
             if assignments.notebook_id(*_tier_stem(r, known)) not in known.get(name, []):
                 continue  # a renamed copy: graded, but not under a name nbgrader knows
-            gb.update_or_create_student(student)
+            gb.update_or_create_student(student, **(names or {}).get(student, {}))  # formgrader's names
             stamp = parse_utc(r["submitted_at"]) if r.get("submitted_at") else None
             try:
                 sub = gb.find_submission(name, student)
@@ -175,16 +175,18 @@ def _stamp(path: Path) -> tuple:
     return (path.stat().st_mtime_ns, path.stat().st_size) if path.exists() else ()
 
 
-def record_grades(db_url: str, rows: list[dict], due: dict | None = None, late=None, attempts: int = 3) -> None:
+def record_grades(db_url: str, rows: list[dict], due: dict | None = None, late=None, attempts: int = 3,
+                  names: dict | None = None) -> None:
     """Graded rows into the gradebook, and each row's manual and comments columns, and its totals, back from
-    it (rows change in place). `due`: {assignment: due date}; `late(row)`: sets the row's late penalty."""
+    it (rows change in place). `due`: {assignment: due date}; `late(row)`: sets the row's late penalty;
+    `names`: {student: {first_name, last_name, email}} from a roster, what formgrader shows."""
     # nbgrader creates a new database by running the `alembic` script, found on PATH: make it the
     # one beside this interpreter even when the venv is not activated.
     bindir = os.path.dirname(sys.executable)
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     if not db_url.startswith("sqlite:///"):
-        _write(db_url, rows, due or {}, late)  # a database server: its transactions are the atomicity
+        _write(db_url, rows, due or {}, late, names)  # a database server: its transactions are the atomicity
         return
     path = Path(db_url[len("sqlite:///"):])
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -194,7 +196,7 @@ def record_grades(db_url: str, rows: list[dict], due: dict | None = None, late=N
         if before:
             shutil.copy2(path, tmp)
         try:
-            _write(f"sqlite:///{tmp}", rows, due or {}, late)
+            _write(f"sqlite:///{tmp}", rows, due or {}, late, names)
             with open(tmp, "rb+") as f:
                 os.fsync(f.fileno())
             if _stamp(path) == before:

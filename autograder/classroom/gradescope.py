@@ -28,13 +28,24 @@ SETUP = """#!/usr/bin/env bash
 set -euo pipefail
 cd /autograder/source
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip util-linux > /dev/null
+# Only what the image lacks (an offline image that has Python's venv and unshare needs no package list).
+if ! python3 -m venv --help > /dev/null 2>&1 || ! command -v unshare > /dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq python3 python3-venv python3-pip util-linux > /dev/null
+fi
 python3 -m venv /autograder/venv
 PIP=/autograder/venv/bin/pip
-$PIP install -q --upgrade pip
-$PIP install -q {torch} --index-url https://download.pytorch.org/whl/cpu
-$PIP install -q {deps}
+# An offline image: wheels/ beside this script (bundle --wheels DIR put them there), or PTLAB_WHEELS, holds
+# every wheel; pip then reads nothing but that folder.
+WHEELS="${{PTLAB_WHEELS:-/autograder/source/wheels}}"
+if [ -d "$WHEELS" ]; then
+    $PIP install -q --no-index --find-links "$WHEELS" {torch}
+    $PIP install -q --no-index --find-links "$WHEELS" {deps}
+else
+    $PIP install -q --upgrade pip
+    $PIP install -q {torch} --index-url https://download.pytorch.org/whl/cpu
+    $PIP install -q {deps}
+fi
 for nb in notebooks/*/*.ipynb; do
     /autograder/venv/bin/python -m autograder check "$nb" > /dev/null || true
 done
@@ -80,8 +91,9 @@ def run(root: Path, tier: str, notebooks: list[str] | None, visibility: str, tim
     return out
 
 
-def bundle(tier: str, notebooks: list[str] | None, visibility: str, out: Path) -> list[str]:
-    """Writes the zip; returns the names of the notebooks it grades."""
+def bundle(tier: str, notebooks: list[str] | None, visibility: str, out: Path, wheels: Path | None = None) -> list[str]:
+    """Writes the zip (with `wheels`' *.whl files under wheels/, for setup.sh offline); returns the names of
+    the notebooks it grades."""
     sources = expected_sources(tier, notebooks)
     torch, deps = course_copy.dependencies()
     args = [f"--tier={tier}", f"--visibility={visibility}"] + [f"--notebooks={s.stem}" for s in sources]
@@ -91,7 +103,41 @@ def bundle(tier: str, notebooks: list[str] | None, visibility: str, out: Path) -
         _add_script(z, "run_autograder", RUN.format(args=" ".join(args)))
         for path, name in course_copy.files(tier, sources):
             z.write(path, name)
+        for wheel in sorted(Path(wheels).glob("*.whl")) if wheels else []:
+            z.write(wheel, f"wheels/{wheel.name}", compress_type=zipfile.ZIP_STORED)  # zipped already
     return [s.stem for s in sources]
+
+
+def dry_run(zip_path: Path, handins: Path, timeout: int = 1800) -> list[tuple[str, dict]]:
+    """The zip's own run_autograder, run as Gradescope runs it (a fresh /autograder stand-in per submission,
+    the zip unpacked as its source/), on each hand-in of a local folder, with this machine's Python in place
+    of setup.sh's: a folder of .ipynb files is one submission, a folder of folders one per student.
+    Returns (submission, its results.json)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    handins = Path(handins)
+    subs = [handins] if any(handins.glob("*.ipynb")) else sorted(
+        p for p in handins.iterdir() if p.is_dir() and not p.name.startswith("."))
+    out = []
+    with tempfile.TemporaryDirectory(prefix="ptlab-gradescope-") as tmp:
+        source = Path(tmp) / "source"
+        with zipfile.ZipFile(zip_path) as z:
+            z.extractall(source)
+        for script in ("setup.sh", "run_autograder"):
+            (source / script).chmod(0o755)  # zipfile does not restore modes; Gradescope's unzip does
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PTLAB_SOURCE_DIR", "PTLAB_CACHE_DIR"))}
+        for i, sub in enumerate(subs):
+            root = Path(tmp) / f"run{i}"
+            shutil.copytree(sub, root / "submission", symlinks=True)
+            (root / "source").symlink_to(source)
+            subprocess.run([str(source / "run_autograder")], cwd=root, timeout=timeout, capture_output=True,
+                           env=dict(env, PTLAB_AUTOGRADER_ROOT=str(root), PTLAB_PYTHON=sys.executable))
+            out.append((sub.name, json.loads((root / "results" / "results.json").read_text())))
+    return out
 
 
 def _add_script(z: zipfile.ZipFile, name: str, text: str) -> None:
