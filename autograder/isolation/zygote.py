@@ -6,8 +6,9 @@ A fork costs a few milliseconds and shares the loaded pages.
 
 The sandbox is unchanged: `autograder.isolation.sandbox` still builds each kernel's namespaces and file system with
 its own init (see there). Only the last step differs: instead of the init starting a new interpreter, a
-fork of this server joins the init's namespaces, forks once more (the kernel, now inside the init's PID
-namespace), drops to the sandbox's user, limits and environment, and runs ipykernel.
+fork of this server joins the init's namespaces and forks a go-between inside the init's PID namespace, which
+forks the kernel and goes (the init adopts the kernel, as it is a fresh kernel's parent); the kernel takes
+the sandbox's user, limits, environment and a fresh kernel's process defaults, and runs ipykernel.
 
     python autograder/isolation/zygote.py SOCKET     (started by `address()`, one per grading process)
 
@@ -18,6 +19,9 @@ in any case).
 It is run as a script, so that nothing of the course is imported into it: what a kernel inherits from its
 memory is the interpreter and those libraries, never a hidden test or a reference. Its socket is in a
 private directory of the grader's, which no sandbox can see.
+
+Long because the client, the server and the making of a kernel (a fork that a program cannot tell from a fresh
+kernel: tests/test_fork_like_fresh.py) are one protocol, best read together.
 
 One connection per kernel, a JSON line each way:
     client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
@@ -191,8 +195,14 @@ def _become_kernel(req: dict) -> None:
     """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
     import resource
 
+    import time
+
     libc = _libc()
-    os.setsid()
+    # a fresh kernel's parent is the namespace's init: this process's parent has just gone, and the init
+    # adopts it (see _serve_one)
+    deadline = time.monotonic() + 5
+    while os.getppid() != 1 and time.monotonic() < deadline:
+        time.sleep(0.001)
     for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -236,7 +246,32 @@ def _become_kernel(req: dict) -> None:
     kernelapp.launch_new_instance()
 
 
+def _children(proc: int, pid: int) -> list[int]:
+    """The children of `pid`, read from the grader's /proc (`proc`: a descriptor of it, opened before this
+    process entered the sandbox's mount namespace), so in the grader's pids."""
+    try:
+        fd = os.open(f"{pid}/task/{pid}/children", os.O_RDONLY, dir_fd=proc)
+    except FileNotFoundError:  # a kernel built without CONFIG_PROC_CHILDREN: ask every process instead
+        found = []
+        for name in os.listdir(proc):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fd = os.open(f"{name}/stat", os.O_RDONLY, dir_fd=proc)
+                try:
+                    if int(os.read(fd, 4096).decode().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(name))
+                finally:
+                    os.close(fd)
+        return found
+    try:
+        return [int(p) for p in os.read(fd, 4096).split()]
+    finally:
+        os.close(fd)
+
+
 def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
+    """One kernel: enter the sandbox's namespaces and fork a go-between inside them, which forks the kernel and
+    goes, so that the kernel's parent is the namespace's init, as a fresh kernel's is. Its session and process
+    group are this process's, led from outside the namespace, as a fresh kernel's are the launcher's."""
     listener.close()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
@@ -244,19 +279,49 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
         if req.get("cgroup"):  # the submission's memory cgroup, joined while its file system is still in view
             with open(os.path.join(req["cgroup"], "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
+        os.setsid()  # out of the server's session (a fork of a session leader is no group leader)
+        proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
         _join(int(req["init"]))
-        kernel = os.fork()
+        forked_r, forked_w = os.pipe()
+        go_r, go_w = os.pipe()
+        middle = os.fork()
     except Exception as e:  # anything: the client falls back to a new interpreter
         conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
         return 1
-    if kernel == 0:
+    if middle == 0:  # inside the namespace
         try:
             conn.close()
-            _become_kernel(req)
+            os.close(proc)
+            os.close(forked_r)
+            os.close(go_w)
+            if os.fork() == 0:
+                os.close(forked_w)
+                os.close(go_r)
+                _become_kernel(req)
+            else:
+                os.write(forked_w, b"x")
+                os.read(go_r, 1)  # the server has noted the kernel's pid: go, and the init adopts it
         finally:
             os._exit(0)
+    for fd in (forked_w, go_r):
+        os.close(fd)
+    try:
+        if not select.select([forked_r], [], [], 30)[0] or not os.read(forked_r, 1):
+            raise OSError("no kernel was forked")
+        kernels = _children(proc, middle)
+        if len(kernels) != 1:
+            raise OSError("the kernel was not found")
+        kernel = kernels[0]
+        watch = os.pidfd_open(kernel)
+    except OSError as e:
+        os.kill(middle, signal.SIGKILL)
+        conn.sendall(json.dumps({"error": f"{type(e).__name__}: {e}"}).encode() + b"\n")
+        return 1
+    finally:
+        os.close(go_w)
+        os.waitpid(middle, 0)
     conn.sendall(json.dumps({"pid": kernel}).encode() + b"\n")
-    os.waitpid(kernel, 0)
+    select.select([watch], [], [])  # the connection closes when the kernel is gone
     return 0
 
 
