@@ -134,3 +134,20 @@ def test_a_killed_batch_resumes_and_loses_no_grade(tmp_path):
     with Gradebook(f"sqlite:///{db}", course_id="pytorch-interview-lab") as gb:
         assert {s: gb.find_submission_notebook("01_tiny", "junior", s).score for s in expected} == expected
         assert len(gb.notebook_submissions("01_tiny", "junior")) == len(expected), "a re-run adds no submission"
+
+
+def test_feedback_without_a_gradebook_shows_lateness(tmp_path):
+    """`grade --feedback` alone (no gradebook, so no page is rewritten afterwards): the page a worker writes
+    already says when the hand-in came and how late, with the course's penalty ('none')."""
+    src = make_course(tmp_path)
+    (tmp_path / "assignments.yaml").write_text("assignments:\n  junior:\n    due: 2026-12-01 17:00:00 UTC\n")
+    path = tmp_path / "submitted" / "bob" / "junior" / "01_tiny.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nbformat.read(str(src), 4), str(path))
+    (path.parent / "timestamp.txt").write_text("2026-12-01 19:42:00 UTC")
+    done = cli(tmp_path, "grade", str(tmp_path / "submitted"), "--workers", "1", "--out",
+               str(tmp_path / "grades.csv"), "--feedback", str(tmp_path / "feedback"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "feedback" / "bob" / "junior" / "01_tiny.html").read_text()
+    assert "submitted 2026-12-01 19:42:00 UTC, 2.7 h after the due date; no points off for lateness" in page, \
+        "the late student's feedback says how late, without a gradebook too"

@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.classroom import assignments, late, scores, summary
 from autograder.classroom import jobs as _jobs
 from autograder.classroom.jobs import FIELDS, Job, discover, grade_one, sha
-from autograder.course import ROOT, GradingInputError, pin_threads
+from autograder.course import GradingInputError, pin_threads
 
 # The columns that make a CSV ours: anything else (nbgrader export's grades.csv, a spreadsheet) is kept.
 OURS = {"student", "assignment", "notebook", "sha256", "cells"}
@@ -209,8 +209,7 @@ def _settle(rows: dict, submitted: Path, gradebook: str | None, names: dict | No
     """Times and lateness from timestamp.txt and the due dates; then, with a gradebook, the grades go in and
     the graders' points and comments come back; the totals follow."""
     due = assignments.due_dates()
-    root = assignments.course_dir()
-    penalize = late.penalize(root if (root / "nbgrader_config.py").exists() else ROOT)
+    penalize = late.course_penalize()
     for r in rows.values():
         if r.get("cells") or r.get("manual"):
             try:

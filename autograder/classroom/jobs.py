@@ -167,6 +167,8 @@ def grade_one(job: Job, feedback_dir: str | None, timeout: int | None, reference
         from autograder.classroom.feedback import page
         from autograder.classroom.whole_file import write_whole
 
-        write_whole(page(report.executed, graded, report.flags),
+        from autograder.classroom.late import as_shown
+
+        write_whole(page(report.executed, as_shown(graded, job.path), report.flags),
                     Path(feedback_dir) / job.student / job.tier / f"{job.path.stem}.html")
     return graded

@@ -84,3 +84,26 @@ def penalize(course_root: Path):
         penalty = plugin.late_submission_penalty(row["student"], score, secs)
         row["late_penalty"] = f"{min(max(0.0, penalty), score):g}" if penalty is not None else ""
     return late
+
+
+def course_penalize():
+    """penalize() for the course being graded: its nbgrader_config.py, or the repository's."""
+    from autograder.classroom import assignments
+    from autograder.course import ROOT
+
+    root = assignments.course_dir()
+    return penalize(root if (root / "nbgrader_config.py").exists() else ROOT)
+
+
+def as_shown(row: dict, notebook: Path) -> dict:
+    """A copy of a just-graded row with its lateness (time, how late, the course's penalty), for the feedback
+    page a worker writes: the page says so with or without a gradebook (the batch settles the row itself)."""
+    from autograder.classroom import assignments
+    from autograder.course import GradingInputError
+
+    try:
+        shown = stamp(dict(row), notebook, assignments.due_dates().get(row["assignment"]))
+        course_penalize()(shown)
+    except (OSError, ValueError, GradingInputError):  # a name no path takes, a broken course file: no lateness
+        return dict(row)
+    return shown
