@@ -191,6 +191,19 @@ def _drop_capabilities(libc) -> None:
         raise OSError(ctypes.get_errno(), "capset")
 
 
+# The signal dispositions this interpreter started with, noted before the server changes any: a fresh kernel's
+# interpreter starts with the same (both are started by the grader, and Python sets the same ones at start).
+STARTUP_SIGNALS: dict = {}
+
+
+def _note_startup_signals() -> None:
+    for sig in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError):
+            handler = signal.getsignal(sig)
+            if handler is not None:
+                STARTUP_SIGNALS[sig] = handler
+
+
 def _become_kernel(req: dict) -> None:
     """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
     import resource
@@ -203,9 +216,10 @@ def _become_kernel(req: dict) -> None:
     deadline = time.monotonic() + 5
     while os.getppid() != 1 and time.monotonic() < deadline:
         time.sleep(0.001)
-    for sig in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the init unblocks everything before it execs
+    for sig, handler in STARTUP_SIGNALS.items():
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, handler)
     os.chdir(req["cwd"])
     for what, value in req["limits"]:
         resource.setrlimit(what, (value, value))
@@ -326,6 +340,7 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
 
 
 def serve(path: str, parent: int) -> None:
+    _note_startup_signals()
     for name in PRELOAD:
         # Only a head start: what cannot be imported here (torch.distributed.tensor on a build without
         # distributed) a kernel imports, or fails to, as a fresh one would.
