@@ -11,12 +11,12 @@ def cross_attention(q, k, v, memory_pad_mask):
 }
 
 WRONG = {
-    "ex1_cross_attention": ("masks with -inf and cleans the NaN weights with nan_to_num (NaN gradients remain)", '''
+    "ex1_cross_attention": ("masks with -inf and zeroes the NaN rows of the output afterwards (NaN gradients)", '''
 def cross_attention(q, k, v, memory_pad_mask):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     scores = scores.masked_fill(memory_pad_mask[:, None, :], float("-inf"))
-    weights = torch.nan_to_num(scores.softmax(dim=-1), nan=0.0)
-    return weights @ v
+    out = scores.softmax(dim=-1) @ v
+    return torch.nan_to_num(out, nan=0.0)
 '''),
     "ex2_teacher_forcing": ("puts EOS in the last column instead of right after the last real token", '''
 def teacher_forcing_loss(decoder, memory, memory_pad, tgt, bos_id, eos_id, pad_id):
