@@ -774,3 +774,15 @@ def test_box_iou_by_hand_passes_where_torchvision_is_installed(stand_in_torchvis
 
     notebook, before, solution = J12
     _run_test_cell(notebook, before, solution, answers.reference(notebook, solution))
+
+
+def test_a_function_bound_under_another_name_than_its_own_is_caught(ns):
+    """torch.nn.utils.get_total_norm's __name__ is _get_total_norm: matched as the object, under either name."""
+    import importlib
+
+    grads = [torch.ones(3)]
+    for call in (lambda: torch.nn.utils.get_total_norm(grads),
+                 lambda: importlib.import_module("torch.nn.utils.clip_grad")._get_total_norm(grads)):
+        assert "`torch.nn.utils.get_total_norm` was called" in refused(ns, call, "the norm",
+                                                                       "torch.nn.utils.get_total_norm")
+    torch.testing.assert_close(torch.nn.utils.get_total_norm(grads), torch.tensor(3 ** 0.5))

@@ -192,11 +192,13 @@ def _by_hand(task, *forbidden, autograd=False, launches=None):
 
     def forbid_function(fn, said, by_name=True):  # wherever it is bound: its package's modules, the notebook
         name, top = getattr(fn, "__name__", ""), (getattr(fn, "__module__", None) or "").split(".")[0]
-        if by_name and top in ("torch", "") and watched(fn):
+        seen_by_mode = top in ("torch", "") and watched(fn)
+        if by_name and seen_by_mode:
             names.add(bare(name))  # the mode below sees every alias of a torch op; others share names by chance
-        for space in package(top) if top else ():
-            if space.get(name) is fn:
-                swap(space, name, refuse(said))
+        for space in package(top) if top else ():  # get_total_norm's __name__ is _get_total_norm: look by value
+            for key in [name] if seen_by_mode or not by_name else [k for k, v in space.items() if v is fn]:
+                if space.get(key) is fn:
+                    swap(space, key, refuse(said))
         for key in [k for k, v in home.items() if v is fn]:
             swap(home, key, refuse(said))
 
