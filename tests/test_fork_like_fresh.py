@@ -167,8 +167,6 @@ ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", 
 # Aspects a forked kernel does not yet share with a fresh one, each with the change still to come (strict: an
 # aspect that comes to agree must leave this list)
 PENDING = {
-    "dumpable": "the change of user made the kernel undumpable",
-    "proc_owner": "the change of user made the kernel's /proc files root's",
     "fds": "stdin, stdout and stderr are /dev/null, not what the stand-in holds",
     "argv": "sys.argv[0] is not ipykernel_launcher's path",
     "orig_argv": "sys.orig_argv is the server's",

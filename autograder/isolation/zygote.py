@@ -231,6 +231,9 @@ def _become_kernel(req: dict) -> None:
         os.setuid(req["uid"])
     _drop_capabilities(libc)
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    # A change of user made the process undumpable, and so its /proc files root's; an exec (a fresh kernel's)
+    # makes it dumpable again
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
