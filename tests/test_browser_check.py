@@ -1,19 +1,28 @@
-"""The check in a real browser, as `make lab` launches JupyterLab (issue 24): Save and check grades an unsaved
-edit (toolbar button and shortcut) and leaves the notebook unmodified; a running check names its cell and
-counts seconds, and an interrupt stops it with one line; the last cell names answer cells the kernel ran but
-the file does not hold; nbgrader's instructor tools are hidden in the learner's launch and only there."""
+"""The check in a real browser, as `make lab` launches JupyterLab (issues 24, 36): Save and check grades an
+unsaved edit (toolbar button and shortcut) and leaves the notebook unmodified; a running check names its cell
+and counts seconds, and an interrupt stops it with one line; the check names answer cells whose edits it did not
+grade, and never after Save and check; a reset from a terminal is followed by the open notebook, with no
+dialog; nbgrader's instructor tools are hidden in the learner's launch and only there.
+
+Autosave is off in this module's JupyterLab (a settings folder of its own): an unsaved edit must stay unsaved
+for as long as a test needs it to. tests/test_browser_interview.py keeps the course's 10 s autosave."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import subprocess
+import sys
 
 import nbformat
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser import (CURRENT_TAB, jupyterlab, learner_folder, need_chromium, open_notebook, panel, run_cell,
                            saved_source, shot)
+from tests.tiny_course import ROOT
 
 NB = "junior/01_tiny.ipynb"
 DOUBLE = "def double(x):\n    return x + x\n"  # correct answers, not the reference's text
@@ -33,8 +42,11 @@ def course(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("labcheck")
     work = learner_folder(tmp)
     install_extension(tmp / "data")
+    settings = tmp / "settings" / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"autosave": False}))
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"),
-               JUPYTER_PATH=str(tmp / "data"))
+               JUPYTER_PATH=str(tmp / "data"), JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"))
     env.pop("PTLAB_GRADING", None)
     return tmp, work, env, write_learner_config(str(tmp / "prefix"))
 
@@ -132,14 +144,34 @@ def test_a_running_check_shows_its_cell_and_seconds_and_an_interrupt_stops_it(la
         wait_clean(page)
 
 
-def test_the_last_cell_names_answers_run_but_not_saved_and_stays_unmodified(lab, page):
+def no_dialog(page) -> None:
+    assert page.locator(".jp-Dialog").count() == 0, \
+        "a dialog interrupted the learner: " + " | ".join(page.locator(".jp-Dialog").all_inner_texts())
+
+
+def test_the_check_names_only_edits_it_did_not_grade_and_never_after_save_and_check(lab, page):
     with notebook(lab, page, "unsaved") as (nb, where):
-        type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x * 1\n")
-        page.keyboard.press("Shift+Enter")  # run in the kernel, not saved
+        square = where.index("ex2_square")
+        # Run one version, edit it without running it: Save and check grades what the editor holds, so it names
+        # nothing (the kernel's older run is no business of the grade).
+        type_answer(page, nb, square, "def square(x):\n    return x * x * 1\n")
+        page.keyboard.press("Shift+Enter")
+        type_answer(page, nb, square, SQUARE)
+        page.keyboard.press("Control+Shift+Enter")
+        wait_for_verdict(page, nb, "ex2_square_test", "PASS")
+        assert nb.locator(".ptlab-unsaved").count() == 0, nb.locator(".ptlab-unsaved").all_inner_texts()
+        header = nb.locator(".ptlab-selfcheck i").first.inner_text()
+        assert header.startswith("Graded 01_tiny.ipynb as saved at"), header
+        wait_clean(page)
+
+        # An edit left unsaved, the check cell run by itself: the table graded the file, and says which cell
+        # it did not grade as the editor shows it.
+        type_answer(page, nb, square, "def square(x):\n    return x * x * 2\n")
+        assert_dirty(page)
         run_cell(page, nb, where.index("selfcheck"))
         page.wait_for_selector(".ptlab-unsaved >> visible=true", timeout=150_000)
         warning = nb.locator(".ptlab-unsaved").inner_text()
-        assert "Not saved: ex2_square." in warning and "ex1_double" not in warning
+        assert warning.startswith("Not saved: ex2_square.") and "ex1_double" not in warning, warning
         shot(page, "selfcheck-unsaved")
 
         page.keyboard.press("Control+s")
@@ -148,6 +180,41 @@ def test_the_last_cell_names_answers_run_but_not_saved_and_stays_unmodified(lab,
         page.wait_for_function("(el) => !el.querySelector('.ptlab-unsaved') && el.querySelector('.ptlab-selfcheck')",
                                arg=nb.element_handle(), timeout=150_000)
         wait_clean(page)  # the check's table does not leave the notebook modified
+        type_answer(page, nb, square, SQUARE)
+        page.keyboard.press("Control+s")
+        wait_clean(page)
+        no_dialog(page)
+
+
+def test_a_reset_from_a_terminal_is_followed_by_the_open_notebook_without_a_dialog(lab, course, page):
+    url, work = lab
+    env = course[2]
+    with notebook(lab, page, "reset") as (nb, where):
+        type_answer(page, nb, where.index("ex1_double"), DOUBLE)
+        page.keyboard.press("Control+s")
+        wait_clean(page)
+        type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x  # mine\n")
+        assert_dirty(page)
+        done = subprocess.run([sys.executable, "-m", "autograder", "reset", str(work / NB), "--exercise", "ex1"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        # The view loads the file again (its cells are new elements, its title not rendered while its cell is
+        # active): the visible panel, looked up again at each try.
+        nb = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+        blank = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex1_double")).locator(".cm-content")
+        expect(blank).to_contain_text("NotImplementedError", timeout=60_000)
+        mine = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex2_square")).locator(".cm-content")
+        assert "# mine" in mine.inner_text(), "the unsaved edit of another cell should survive the reset"
+        page.keyboard.press("Control+s")
+        wait_clean(page)
+        no_dialog(page)
+        shot(page, "reset-followed")
+        saved = nbformat.read(str(work / NB), 4).cells
+        assert "NotImplementedError" in saved[where.index("ex1_double")].source, "Ctrl+S undid the reset"
+        assert "# mine" in saved[where.index("ex2_square")].source
+        type_answer(page, nb, where.index("ex2_square"), SQUARE)
+        page.keyboard.press("Control+s")
+        wait_clean(page)
 
 
 def nbgrader_tools(page) -> dict[str, int]:

@@ -1,32 +1,46 @@
-// Save and check (issue 24): one action that saves a course notebook and then runs its self-check cell, so the
-// check never grades stale content. The self-check cell stays the one place the check runs (it also works
-// without this extension, on Colab); this only saves first, runs that cell, and saves its table afterwards.
+// Save and check (issues 24, 36): one action that saves a course notebook and then runs its check cell, so the
+// check never grades stale content. The check cell stays the one place the check runs (it also works without
+// this extension, on Colab); this only saves first, runs that cell, and saves its table afterwards.
+//
+// It also keeps the "File Changed" dialog of JupyterLab out of the way of a learner (issue 36): saves of one
+// notebook run one at a time (Ctrl+S racing the 10 s autosave of the course made the second save find the file
+// of the first and ask Revert or Overwrite), and a file a reset rewrote is followed by the open view instead.
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
 import { CommandToolbarButton, checkIcon } from '@jupyterlab/ui-components';
 
 const COMMAND = 'ptlab:save-and-check';
-const SELFCHECK_ID = 'selfcheck'; // autograder/authoring/template.py SELFCHECK_ID
+// The cells that check: a course notebook's self-check (autograder/authoring/template.py SELFCHECK_ID), an
+// interview or a review, and the finish of an interview (autograder/learner/compose.py CHECK_ID, FINISH_ID).
+const SELFCHECK_ID = 'selfcheck';
+const CHECK_ID = 'composed_check';
+const FINISH_ID = 'composed_finish';
+const FOLLOW_EVERY_MS = 2000; // how soon an open notebook shows a reset done from a terminal
 
-function selfcheckIndex(notebook) {
+function gradeId(cell) {
+  const meta = cell && cell.model.getMetadata('nbgrader');
+  return meta ? meta.grade_id : undefined;
+}
+
+function isCheck(cell) {
+  return [SELFCHECK_ID, CHECK_ID, FINISH_ID].includes(gradeId(cell));
+}
+
+// The cell Save and check runs: the self-check, or an interview's check (never its finish).
+function checkIndex(notebook) {
   const cells = notebook.widgets;
   for (let i = cells.length - 1; i >= 0; i--) {
-    const meta = cells[i].model.getMetadata('nbgrader');
-    if (cells[i].model.type === 'code' && meta && meta.grade_id === SELFCHECK_ID) {
+    const id = gradeId(cells[i]);
+    if (cells[i].model.type === 'code' && (id === SELFCHECK_ID || id === CHECK_ID)) {
       return i;
     }
   }
   return -1;
 }
 
-function isSelfcheck(cell) {
-  const meta = cell && cell.model.getMetadata('nbgrader');
-  return !!meta && meta.grade_id === SELFCHECK_ID;
-}
-
 async function saveAndCheck(panel) {
   await panel.context.ready;
   const notebook = panel.content;
-  const index = selfcheckIndex(notebook);
+  const index = checkIndex(notebook);
   if (index < 0) {
     return;
   }
@@ -38,18 +52,45 @@ async function saveAndCheck(panel) {
   await NotebookActions.run(notebook, panel.sessionContext);
 }
 
-// Running the check cell replaces its output, which marks the notebook modified although the learner changed
+// The answer cells as the editor holds them, told to the kernel just before a check cell runs (a silent request,
+// sent ahead of the cell's own): the check compares them with the file it graded and names the cells whose
+// unsaved edits it did not grade (autograder/learner/unsaved.py).
+function tellEditorState(panel) {
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel) {
+    return;
+  }
+  const answers = {};
+  for (const cell of panel.content.widgets) {
+    const meta = cell.model.getMetadata('nbgrader');
+    if (cell.model.type === 'code' && meta && meta.solution && meta.grade_id) {
+      answers[meta.grade_id] = cell.model.sharedModel.getSource();
+    }
+  }
+  // A JSON string literal is a Python string literal too.
+  const state = JSON.stringify(JSON.stringify({ answers }));
+  const code =
+    "__import__('importlib.util').util.find_spec('autograder') and " +
+    `__import__('autograder.learner.unsaved', fromlist=['remember_editor']).remember_editor(${state})`;
+  kernel.requestExecute({ code, silent: true, store_history: false });
+}
+
+// Running a check cell replaces its output, which marks the notebook modified although the learner changed
 // nothing. When the notebook was saved as the check started, save again once it has shown its table.
-function keepCleanAfterCheck(tracker) {
+function watchChecks(tracker) {
   const cleanAtStart = new WeakSet();
   NotebookActions.executionScheduled.connect((_, { notebook, cell }) => {
     const panel = tracker.find(p => p.content === notebook);
-    if (panel && isSelfcheck(cell) && !panel.context.model.dirty) {
+    if (!panel || !isCheck(cell)) {
+      return;
+    }
+    tellEditorState(panel);
+    if (!panel.context.model.dirty) {
       cleanAtStart.add(cell.model);
     }
   });
   NotebookActions.executed.connect((_, { notebook, cell }) => {
-    if (!isSelfcheck(cell) || !cleanAtStart.has(cell.model)) {
+    if (!isCheck(cell) || !cleanAtStart.has(cell.model)) {
       return;
     }
     cleanAtStart.delete(cell.model);
@@ -60,15 +101,119 @@ function keepCleanAfterCheck(tracker) {
   });
 }
 
+function sameOnDisk(known, disk) {
+  if (known.hash && disk.hash) {
+    return known.hash === disk.hash;
+  }
+  return known.last_modified === disk.last_modified;
+}
+
+// When the file on disk is not the one this view last loaded or saved: a view with no unsaved edit loads it
+// (nothing is lost); a view with unsaved edits loads it when a reset wrote it (`python -m autograder reset`
+// marks the cells it blanked in the metadata of the notebook) and puts the other unsaved edits back on top.
+// Anything else is a real conflict, left to JupyterLab's own dialog.
+async function followDisk(panel, drive) {
+  const context = panel.context;
+  if (context.isDisposed || !context.isReady) {
+    return;
+  }
+  const known = context.contentsModel;
+  if (!known) {
+    return;
+  }
+  const disk = await drive.get(context.path, { content: false, hash: true });
+  if (context.isDisposed || sameOnDisk(known, disk)) {
+    return;
+  }
+  const model = context.model;
+  if (!model.dirty) {
+    await revertInPlace(panel);
+    return;
+  }
+  const full = await drive.get(context.path, { content: true, type: 'notebook' });
+  const marker = full.content && full.content.metadata && full.content.metadata.ptlab;
+  const reset = marker && marker.reset;
+  // A reset since this view last loaded or saved the file (an older reset's mark stays in the metadata).
+  if (!reset || !Array.isArray(reset.cells) || !(reset.at * 1000 > Date.parse(known.last_modified) - 1000)) {
+    return;
+  }
+  const blanked = new Set(reset.cells);
+  const edits = new Map();
+  for (const cell of model.sharedModel.cells) {
+    const meta = cell.getMetadata ? cell.getMetadata('nbgrader') : undefined;
+    if (!(meta && blanked.has(meta.grade_id))) {
+      edits.set(cell.id, cell.getSource());
+    }
+  }
+  await revertInPlace(panel);
+  for (const cell of model.sharedModel.cells) {
+    if (edits.has(cell.id) && edits.get(cell.id) !== cell.getSource()) {
+      cell.setSource(edits.get(cell.id));
+    }
+  }
+}
+
+// Load the file again, the learner left where they were: the same cell active, and typing in it again only when
+// they were typing in this notebook (a reset typed in a terminal keeps the focus in the terminal).
+async function revertInPlace(panel) {
+  const notebook = panel.content;
+  const active = notebook.activeCellIndex;
+  const typing = notebook.mode === 'edit' && notebook.node.contains(document.activeElement);
+  await panel.context.revert();
+  if (panel.isDisposed) {
+    return;
+  }
+  // Loaded cells start as the first one was left: a Markdown cell shown as its source. Show them rendered.
+  for (const cell of notebook.widgets) {
+    if (cell.model.type === 'markdown') {
+      cell.rendered = true;
+    }
+  }
+  if (active >= 0 && active < notebook.widgets.length) {
+    notebook.activeCellIndex = active;
+    if (typing) {
+      notebook.mode = 'edit';
+    }
+  }
+}
+
+// One save (and one look at the disk) at a time per notebook, each after the one before. `follow`: whether the
+// view follows its file on disk (a course notebook, which a reset may rewrite).
+function serialize(panel, drive, follow) {
+  const context = panel.context;
+  const save = context.save.bind(context);
+  let queue = Promise.resolve();
+  const inTurn = step => {
+    const done = queue.then(step);
+    queue = done.catch(() => undefined);
+    return done;
+  };
+  context.save = () =>
+    inTurn(async () => {
+      await context.ready;
+      if (follow()) {
+        await followDisk(panel, drive).catch(() => undefined);
+      }
+      return save();
+    });
+  const timer = setInterval(() => {
+    if (follow()) {
+      void inTurn(() => followDisk(panel, drive)).catch(() => undefined);
+    }
+  }, FOLLOW_EVERY_MS);
+  context.disposed.connect(() => clearInterval(timer));
+}
+
 const plugin = {
   id: '@ptlab/selfcheck:plugin',
-  description: 'Save and check: saves the notebook, then grades it with its self-check cell.',
+  description: 'Save and check: saves the notebook, then grades it with its check cell.',
   autoStart: true,
   requires: [INotebookTracker],
   activate: (app, tracker) => {
     app.commands.addCommand(COMMAND, {
       label: 'Save and check',
-      caption: 'Save this notebook, then grade it with the self-check (Ctrl+Shift+Enter)',
+      // JupyterLab adds the shortcut (Ctrl+Shift+Enter) to the tooltip itself.
+      caption: 'Save this notebook, then grade it',
       icon: checkIcon,
       execute: () => {
         const panel = tracker.currentWidget;
@@ -77,8 +222,10 @@ const plugin = {
     });
     app.docRegistry.addWidgetExtension('Notebook', {
       createNew: panel => {
+        serialize(panel, app.serviceManager.contents,
+          () => !panel.isDisposed && checkIndex(panel.content) >= 0);
         void panel.context.ready.then(() => {
-          if (selfcheckIndex(panel.content) >= 0 && !panel.isDisposed) {
+          if (checkIndex(panel.content) >= 0 && !panel.isDisposed) {
             const button = new CommandToolbarButton({
               commands: app.commands,
               id: COMMAND,
@@ -90,7 +237,7 @@ const plugin = {
         });
       }
     });
-    keepCleanAfterCheck(tracker);
+    watchChecks(tracker);
   }
 };
 
