@@ -100,7 +100,7 @@ def fit(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int, lr
         for p, g in zip(params, torch.autograd.grad(loss, params)):
             p.grad = g  # replaces, never adds
         opt.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
     return losses
 """,
     "ex6_no_grad_predict": """

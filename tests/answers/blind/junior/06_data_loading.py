@@ -61,7 +61,7 @@ class ArrayDataset(Dataset):
         return int(np.shape(self.features)[0])
 
     def __getitem__(self, i):
-        x = torch.from_numpy(np.array(self.features[i], dtype=np.float32))
+        x = torch.as_tensor(self.features[i]).to(torch.float32)
         y = torch.tensor(int(self.labels[i]), dtype=torch.int64)
         if self.transform is not None:
             x = self.transform(x)

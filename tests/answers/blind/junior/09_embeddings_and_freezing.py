@@ -105,6 +105,6 @@ def finetune_step(model, optimizer, x, y):
     loss = F.cross_entropy(model(x), y)
     loss.backward()
     optimizer.step()
-    return float(loss)
+    return loss.item()
 """,
 }

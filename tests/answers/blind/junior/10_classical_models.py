@@ -129,7 +129,7 @@ def fit_linear_gd(X, y, lr=0.1, steps=200):
     losses = []
     for _ in range(steps):
         loss = F.mse_loss(X @ w + b, y)
-        losses.append(float(loss))
+        losses.append(loss.item())
         gw, gb = torch.autograd.grad(loss, [w, b])
         with torch.no_grad():
             w.sub_(lr * gw)

@@ -117,7 +117,7 @@ def discriminator_step(G, D, opt_D, real, z):
     d_loss = F.softplus(-D(real)).mean() + F.softplus(D(fake)).mean()
     d_loss.backward()
     opt_D.step()
-    return float(d_loss)
+    return d_loss.item()
 """,
     "ex5_g_step": """
 def generator_step(G, D, opt_G, z):
@@ -126,7 +126,7 @@ def generator_step(G, D, opt_G, z):
     for p, g in zip(params, torch.autograd.grad(g_loss, params)):
         p.grad = g  # replaces any stale gradient: D's .grad is never touched
     opt_G.step()
-    return float(g_loss)
+    return g_loss.item()
 """,
     "ex6_train_gan": """
 def train_gan(G, D, opt_G, opt_D, real_batches, noise_batches):
