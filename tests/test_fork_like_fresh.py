@@ -168,8 +168,6 @@ ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", 
 # aspect that comes to agree must leave this list)
 PENDING = {
     "fds": "stdin, stdout and stderr are /dev/null, not what the stand-in holds",
-    "argv": "sys.argv[0] is not ipykernel_launcher's path",
-    "orig_argv": "sys.orig_argv is the server's",
     "cmdline": "/proc/self/cmdline is the server's (or closed)",
     "environ": "/proc/self/environ is the server's (or closed)",
 }

@@ -206,8 +206,8 @@ def _note_startup_signals() -> None:
 
 def _become_kernel(req: dict) -> None:
     """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
+    import importlib.util
     import resource
-
     import time
 
     libc = _libc()
@@ -255,7 +255,9 @@ def _become_kernel(req: dict) -> None:
     if matplotlib is not None:
         os.environ.setdefault("MPLBACKEND", INLINE)
         matplotlib.rcParams["backend"] = os.environ["MPLBACKEND"]
-    sys.argv = ["ipykernel_launcher", *req["argv"][3:]]
+    launcher = importlib.util.find_spec("ipykernel_launcher")
+    sys.argv = [launcher.origin if launcher and launcher.origin else "ipykernel_launcher", *req["argv"][3:]]
+    sys.orig_argv = list(req["argv"])
     main = types.ModuleType("__main__")  # this server's own module leaves the kernel's reach
     sys.modules["__main__"] = sys.modules["__mp_main__"] = main
     from ipykernel import kernelapp
