@@ -187,7 +187,6 @@ def test_the_probe_covers_every_aspect(kernels):
     assert set(forked[0]) == set(ASPECTS) | set(RANDOM)
 
 
-@pytest.mark.xfail(strict=True, reason="every fork shares the server's random and torch seeds")
 def test_every_fork_draws_its_own_random_state(kernels):
     forked, fresh = kernels
     for key in ("random", "numpy_random", "torch_seed"):

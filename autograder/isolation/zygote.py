@@ -207,6 +207,7 @@ def _note_startup_signals() -> None:
 def _become_kernel(req: dict) -> None:
     """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
     import importlib.util
+    import random
     import resource
     import time
 
@@ -249,6 +250,9 @@ def _become_kernel(req: dict) -> None:
     import numpy
 
     numpy.random.seed()
+    random.seed()  # the server's state would be every fork's
+    if "torch" in sys.modules:  # torch seeds its default generator from the OS at import: once per server
+        sys.modules["torch"].seed()
     # matplotlib read MPLBACKEND when the server imported it; a fresh kernel reads the kernel's, and
     # ipykernel sets it to the inline backend first where it is unset.
     matplotlib = sys.modules.get("matplotlib")
