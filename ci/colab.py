@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS = ROOT / "ci" / "colab-runtime.txt"
+SETUP_INSTALLS = ROOT / "ci" / "colab-setup-installs.txt"
 OUT = ROOT / "ci" / "out" / "colab"
 COLAB_PYTHON = "3.12"
 
@@ -59,13 +60,19 @@ def build(python: str) -> Path:
     where = env_dir(python)
     stamp, py = where / ".built", where / "bin" / "python"
     if stamp.exists() and py.exists():
-        return py
+        return _with_setup_installs(py)
     shutil.rmtree(where, ignore_errors=True)  # a build that stopped half-way
     print(f"ci-colab: building {where} (first time: a few minutes; torch with its CUDA libraries is ~3 GB)",
           flush=True)
     subprocess.run([python, "-m", "venv", str(where)], check=True)
     subprocess.run([str(py), "-m", "pip", "install", "--progress-bar", "off", "-r", str(PINS)], check=True)
     stamp.write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+    return _with_setup_installs(py)
+
+
+def _with_setup_installs(py: Path) -> Path:
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--progress-bar", "off", "-r", str(SETUP_INSTALLS)],
+                   check=True)
     return py
 
 

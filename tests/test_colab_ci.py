@@ -44,3 +44,19 @@ def test_a_student_notebook_gets_the_references_answers_and_nothing_hidden(sourc
     assert not any(line.strip() == "### BEGIN HIDDEN TESTS" for src in code for line in src.splitlines())
     assert not any("raise NotImplementedError" in src for src in mine.values())
     assert len(nb.cells) == len(nbformat.read(str(release_path(source)), 4).cells)
+
+
+def test_what_a_setup_cell_installs_on_colab_is_installed_in_the_colab_environment():
+    import ast
+
+    shipped = {"torch", "numpy", "matplotlib", "scikit-learn"}
+    listed = {ln.split("==")[0].strip().lower() for ln in colab.SETUP_INSTALLS.read_text().splitlines()
+              if ln.split("#")[0].strip()}
+    for source in SOURCES:
+        for cell in nbformat.read(str(source), 4).cells:
+            for line in cell.source.splitlines() if cell.cell_type == "code" else []:
+                if line.startswith("NEEDS = {"):
+                    wanted = {v.lower() for v in ast.literal_eval(line.split("=", 1)[1]).values()} - shipped
+                    assert wanted <= listed, (
+                        f"{source.parent.name}/{source.stem} installs {sorted(wanted - listed)} on Colab: "
+                        "list them in ci/colab-setup-installs.txt")
