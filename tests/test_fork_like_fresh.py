@@ -167,7 +167,6 @@ ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", 
 # Aspects a forked kernel does not yet share with a fresh one, each with the change still to come (strict: an
 # aspect that comes to agree must leave this list)
 PENDING = {
-    "fds": "stdin, stdout and stderr are /dev/null, not what the stand-in holds",
     "cmdline": "/proc/self/cmdline is the server's (or closed)",
     "environ": "/proc/self/environ is the server's (or closed)",
 }

@@ -23,7 +23,7 @@ private directory of the grader's, which no sandbox can see.
 Long because the client, the server and the making of a kernel (a fork that a program cannot tell from a fresh
 kernel: tests/test_fork_like_fresh.py) are one protocol, best read together.
 
-One connection per kernel, a JSON line each way:
+One connection per kernel, a JSON line each way (the client's stdin, stdout and stderr go with its line):
     client -> server  {"init": <host pid of the sandbox's init>, "argv": [...], "env": {...}, "cwd": scratch,
                        "uid": <user to run as, -1 to stay>, "limits": [[resource, value], ...],
                        "cgroup": <the submission's memory cgroup to join, or "">}
@@ -150,8 +150,9 @@ def request(sock_path: str, init_pid: int, argv: list[str], env: dict, cwd: str,
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(60)
     conn.connect(sock_path)
-    conn.sendall(json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
-                             "limits": limits, "cgroup": cgroup}).encode() + b"\n")
+    # With the request go this process's stdin, stdout and stderr: what a kernel started here would inherit
+    socket.send_fds(conn, [json.dumps({"init": init_pid, "argv": argv, "env": env, "cwd": cwd, "uid": uid,
+                                       "limits": limits, "cgroup": cgroup}).encode() + b"\n"], [0, 1, 2])
     reply = json.loads(conn.makefile("rb").readline() or b'{"error": "the fork server closed"}')
     if "pid" not in reply:
         conn.close()
@@ -204,8 +205,9 @@ def _note_startup_signals() -> None:
                 STARTUP_SIGNALS[sig] = handler
 
 
-def _become_kernel(req: dict) -> None:
-    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel."""
+def _become_kernel(req: dict, fds: list[int]) -> None:
+    """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel. Everything a
+    program can observe of its process is made what a fresh kernel's is (tests/test_fork_like_fresh.py)."""
     import importlib.util
     import random
     import resource
@@ -236,8 +238,8 @@ def _become_kernel(req: dict) -> None:
     # makes it dumpable again
     libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
+    for fd in (0, 1, 2):  # the stand-in's own, as a kernel it started would have them; else /dev/null
+        os.dup2(fds[fd] if len(fds) == 3 else null, fd)
     os.closerange(3, 65536)
     env = dict(req["env"])
     env.pop("JPY_PARENT_PID", None)  # the kernel's parent is outside its PID namespace: ipykernel must not poll it
@@ -269,6 +271,17 @@ def _become_kernel(req: dict) -> None:
     kernelapp.launch_new_instance()
 
 
+def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
+    """The request line and the descriptors sent with it."""
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    while not data.endswith(b"\n"):
+        more = conn.recv(1 << 16)
+        if not more:
+            break
+        data += more
+    return json.loads(data), fds
+
+
 def _children(proc: int, pid: int) -> list[int]:
     """The children of `pid`, read from the grader's /proc (`proc`: a descriptor of it, opened before this
     process entered the sandbox's mount namespace), so in the grader's pids."""
@@ -298,7 +311,7 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
     listener.close()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
-        req = json.loads(conn.makefile("rb").readline())
+        req, fds = _receive(conn)
         if req.get("cgroup"):  # the submission's memory cgroup, joined while its file system is still in view
             with open(os.path.join(req["cgroup"], "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
@@ -320,13 +333,13 @@ def _serve_one(conn: socket.socket, listener: socket.socket) -> int:
             if os.fork() == 0:
                 os.close(forked_w)
                 os.close(go_r)
-                _become_kernel(req)
+                _become_kernel(req, fds)
             else:
                 os.write(forked_w, b"x")
                 os.read(go_r, 1)  # the server has noted the kernel's pid: go, and the init adopts it
         finally:
             os._exit(0)
-    for fd in (forked_w, go_r):
+    for fd in (forked_w, go_r, *fds):
         os.close(fd)
     try:
         if not select.select([forked_r], [], [], 30)[0] or not os.read(forked_r, 1):
