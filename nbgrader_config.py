@@ -1,6 +1,7 @@
 # The repository is the nbgrader course root: notebooks/<tier>/ is the source, release/<tier>/ the student
 # version. Each tier is one assignment; assignments.yaml defines more (sets of notebooks, due dates).
 import os
+import sys
 import warnings
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
@@ -50,6 +51,22 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+
+# nbgrader makes a new gradebook by running `alembic` from PATH: the one beside this Python, so that
+# `.venv/bin/nbgrader ...` works in a shell that never activated the environment.
+_BIN = os.path.dirname(sys.executable)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
+# An assignments.yaml assignment is an nbgrader assignment like a tier: nbgrader knows one by its source
+# folder, so each gets notebooks/<name>/ (links to its notebooks, kept out of git) whenever nbgrader starts.
+if os.path.exists(os.path.join(HERE, "assignments.yaml")):
+    try:
+        from autograder.classroom.assignments import as_nbgrader_folders
+
+        as_nbgrader_folders(HERE)
+    except Exception as e:  # a wrong course file: said, and nbgrader still starts for the tiers
+        print(f"nbgrader_config: assignments.yaml: {e}")
 
 # nbgrader's models make SQLAlchemy warn about overlapping relationships: noise for an instructor.
 try:

@@ -36,7 +36,7 @@ def shown_commands() -> list[str]:
 
 def clean_shell(home) -> dict:
     """What a fresh login shell has: the system's PATH, a home, a locale; nothing of the course's Python."""
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
+    return {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
 
 
 def test_the_teaching_commands_name_the_environment():

@@ -12,10 +12,17 @@ it does not define, each tier is one assignment holding all of that tier's noteb
 
 A notebook id is `<tier>/<stem>`; inside the assignment (nbgrader's folders and gradebook) a notebook is
 its stem, so one assignment may not hold two notebooks with the same stem.
+
+nbgrader knows an assignment by its folder in the source directory (formgrader lists those; generate_assignment
+reads one), so each course-file assignment also gets one (`as_nbgrader_folders`): notebooks/<name>/ holding
+a link to each of its notebooks and a .gitignore that keeps the folder out of git. nbgrader_config.py makes
+them whenever nbgrader starts, so formgrader, generate_assignment, release_assignment, collect and
+generate_feedback know the assignment as they know a tier.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -97,3 +104,34 @@ def sources(name: str, root: Path | None = None) -> list[Path]:
 
 def notebook_id(tier: str, stem: str) -> str:
     return f"{tier}/{stem}"
+
+
+# The first line marks a folder as made here (so it may be remade); `*` keeps it out of git.
+MADE = "# made from assignments.yaml for nbgrader (python -m autograder's assignments); not committed\n*\n"
+
+
+def as_nbgrader_folders(root: Path | None = None) -> list[str]:
+    """Each course-file assignment as nbgrader's source folder, notebooks/<name>/<stem>.ipynb, each a relative
+    link to its tier's notebook; links of notebooks it no longer holds go. A folder there that was not made
+    here is never touched. Returns the assignments made."""
+    root = Path(root) if root else course_dir()
+    source = root / course.SOURCE_DIR.name
+    made = []
+    for name, ids in load(root).items():
+        if name in course.TIERS or name.startswith(".") or not name.replace("-", "").replace("_", "").isalnum():
+            continue  # a tier has its folder; a name that is no plain folder name is left to the instructor
+        folder = source / name
+        mark = folder / ".gitignore"
+        if folder.exists() and not (mark.is_file() and mark.read_text().startswith(MADE.splitlines()[0])):
+            continue
+        folder.mkdir(exist_ok=True)
+        mark.write_text(MADE)
+        links = {f"{i.split('/', 1)[1]}.ipynb": os.path.join("..", f"{i}.ipynb") for i in ids}
+        for p in folder.iterdir():
+            if p.is_symlink() and os.readlink(p) != links.get(p.name):
+                p.unlink()
+        for fname, target in links.items():
+            if not (folder / fname).is_symlink():
+                (folder / fname).symlink_to(target)
+        made.append(name)
+    return made
