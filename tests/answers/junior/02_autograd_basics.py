@@ -33,6 +33,8 @@ WRONG = {
         ("rebuilds y as a fresh tensor: the graph to x is cut",
          "def power_until(x, limit):\n    v = x.item()\n    while v <= limit:\n        v = v * x.item()\n"
          "    return torch.tensor(v, requires_grad=True)\n"),
+        ("stops at y >= limit instead of y > limit (blind set, issue 33)",
+         "def power_until(x, limit):\n    y = x\n    while y.item() < limit:\n        y = y * x\n    return y\n"),
     ],
     "ex4_accumulate_predict": [
         ("thinks backward() overwrites .grad",
