@@ -7,6 +7,12 @@ WRONG = {
          "    model.backbone.eval()\n"
          "    model.head = nn.Linear(model.head.in_features, num_classes).to(model.head.weight.device)\n"
          "    return model\n"),
+        ("builds the new head on the default device, not on the model's (found by the blind set, issue 33)",
+         "def prepare_for_finetune(model, num_classes):\n"
+         "    for p in model.backbone.parameters():\n"
+         "        p.requires_grad = False\n"
+         "    model.head = nn.Linear(model.head.in_features, num_classes)\n"
+         "    return model\n"),
         ("freezes the whole model after replacing the head, so the new head is frozen too",
          "def prepare_for_finetune(model, num_classes):\n"
          "    model.head = nn.Linear(model.head.in_features, num_classes).to(model.head.weight.device)\n"
