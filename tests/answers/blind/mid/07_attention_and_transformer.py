@@ -1,15 +1,7 @@
 """Blind set for notebooks/mid/07_attention_and_transformer.ipynb, written from release/ alone (issue 33)."""
 
-SHORTCUT = {
-    "ex1_sdpa": ("calls F.scaled_dot_product_attention for the output", '''
-def attention(q, k, v, mask=None):
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    return out, scores.softmax(-1)
-'''),
-    "ex3_mha": ("runs the heads through F.scaled_dot_product_attention", '''
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX3_MHA_HEAD = '''
 class MultiHeadAttention(nn.Module):
     def __init__(self, embed_dim, num_heads):
         super().__init__()
@@ -21,7 +13,18 @@ class MultiHeadAttention(nn.Module):
     def forward(self, x, key_padding_mask=None, causal=False):
         B, L, E = x.shape
         q, k, v = (p(x).view(B, L, self.h, self.dh).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
-        allow = torch.ones(B, 1, L, L, dtype=torch.bool, device=x.device)
+'''
+
+SHORTCUT = {
+    "ex1_sdpa": ("calls F.scaled_dot_product_attention for the output", '''
+def attention(q, k, v, mask=None):
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return out, scores.softmax(-1)
+'''),
+    "ex3_mha": ("runs the heads through F.scaled_dot_product_attention", _EX3_MHA_HEAD + '''        allow = torch.ones(B, 1, L, L, dtype=torch.bool, device=x.device)
         if key_padding_mask is not None:
             allow = allow & ~key_padding_mask[:, None, None, :]
         if causal:
@@ -49,19 +52,7 @@ def build_attention_mask(lengths, L, causal):
         mask = mask & (pos[None, :] <= pos[:, None])
     return mask
 '''),
-    "ex3_mha": ("scales the scores by sqrt(E) instead of sqrt(head_dim)", '''
-class MultiHeadAttention(nn.Module):
-    def __init__(self, embed_dim, num_heads):
-        super().__init__()
-        assert embed_dim % num_heads == 0
-        self.h, self.dh = num_heads, embed_dim // num_heads
-        self.q_proj, self.k_proj = nn.Linear(embed_dim, embed_dim), nn.Linear(embed_dim, embed_dim)
-        self.v_proj, self.out_proj = nn.Linear(embed_dim, embed_dim), nn.Linear(embed_dim, embed_dim)
-
-    def forward(self, x, key_padding_mask=None, causal=False):
-        B, L, E = x.shape
-        q, k, v = (p(x).view(B, L, self.h, self.dh).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(E)
+    "ex3_mha": ("scales the scores by sqrt(E) instead of sqrt(head_dim)", _EX3_MHA_HEAD + '''        scores = q @ k.transpose(-2, -1) / math.sqrt(E)
         if key_padding_mask is not None:
             scores = scores.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
         if causal:

@@ -1,7 +1,7 @@
 """Blind set for notebooks/mid/08_normalization_layers.ipynb, written from release/ alone (issue 33)."""
 
-SHORTCUT = {
-    "ex1_bn": ("calls F.batch_norm with the running buffers", '''
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX1_BN_HEAD = '''
 class MyBatchNorm2d(nn.Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1):
         super().__init__()
@@ -12,7 +12,10 @@ class MyBatchNorm2d(nn.Module):
         self.register_buffer("running_var", torch.ones(num_features))
 
     def forward(self, x):
-        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, self.training,
+'''
+
+SHORTCUT = {
+    "ex1_bn": ("calls F.batch_norm with the running buffers", _EX1_BN_HEAD + '''        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, self.training,
                             self.momentum, self.eps)
 '''),
     "ex2_ln": ("calls F.layer_norm", '''
@@ -26,18 +29,7 @@ def group_norm(x, num_groups, weight=None, bias=None, eps=1e-5):
 }
 
 WRONG = {
-    "ex1_bn": ("feeds the biased batch variance into running_var", '''
-class MyBatchNorm2d(nn.Module):
-    def __init__(self, num_features, eps=1e-5, momentum=0.1):
-        super().__init__()
-        self.eps, self.momentum = eps, momentum
-        self.weight = nn.Parameter(torch.ones(num_features))
-        self.bias = nn.Parameter(torch.zeros(num_features))
-        self.register_buffer("running_mean", torch.zeros(num_features))
-        self.register_buffer("running_var", torch.ones(num_features))
-
-    def forward(self, x):
-        if self.training:
+    "ex1_bn": ("feeds the biased batch variance into running_var", _EX1_BN_HEAD + '''        if self.training:
             mean = x.mean(dim=(0, 2, 3))
             var = x.var(dim=(0, 2, 3), correction=0)
             with torch.no_grad():

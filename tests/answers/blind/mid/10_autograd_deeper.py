@@ -1,5 +1,16 @@
 """Blind set for notebooks/mid/10_autograd_deeper.ipynb, written from release/ alone (issue 33)."""
 
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX5_GATED_HEAD = '''
+class GatedBlock(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.proj = nn.Linear(d, 2 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x):
+'''
+
 SHORTCUT = {
     "ex6_hvp": ("calls torch.autograd.functional.hvp", '''
 def hvp(f, x, v):
@@ -39,15 +50,7 @@ def add_grad_clamp_hooks(model, clip):
 RAISES = {"sigmoid_mul_": True, "scale_add_": False, "sin_mul_": True, "exp_then_add_": True, "relu_setitem": True}
 VERSION = 3
 '''),
-    "ex5_gated": ("detaches the gate to silence the error (wrong gradients)", '''
-class GatedBlock(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.proj = nn.Linear(d, 2 * d)
-        self.out = nn.Linear(d, d)
-
-    def forward(self, x):
-        a, b = self.proj(x).chunk(2, dim=-1)
+    "ex5_gated": ("detaches the gate to silence the error (wrong gradients)", _EX5_GATED_HEAD + '''        a, b = self.proj(x).chunk(2, dim=-1)
         gate = torch.sigmoid(b).detach()
         gate = gate * a
         h = self.out(gate)
@@ -141,15 +144,7 @@ _t[0] = 5
 _t.view(3).mul_(2)
 VERSION = int(_t._version)
 ''',
-    "ex5_gated": '''
-class GatedBlock(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.proj = nn.Linear(d, 2 * d)
-        self.out = nn.Linear(d, d)
-
-    def forward(self, x):
-        return F.relu(self.out(F.glu(self.proj(x), dim=-1)) + x)
+    "ex5_gated": _EX5_GATED_HEAD + '''        return F.relu(self.out(F.glu(self.proj(x), dim=-1)) + x)
 ''',
     "ex6_hvp": '''
 def hvp(f, x, v):

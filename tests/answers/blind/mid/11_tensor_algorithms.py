@@ -1,5 +1,18 @@
 """Blind set for notebooks/mid/11_tensor_algorithms.ipynb, written from release/ alone (issue 33)."""
 
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX4_RING_BUFFER_HEAD = '''
+class RingBuffer:
+    def __init__(self, capacity, dim, device=None):
+        self.capacity = capacity
+        self.buf = torch.zeros(capacity, dim, device=device)
+        self.pos = 0
+        self.size = 0
+
+    def push(self, rows):
+        m = rows.shape[0]
+'''
+
 SHORTCUT = {
     "ex6_gcn_scatter": ("builds the dense normalised matrix and multiplies", '''
 def gcn_propagate(x, edge_index):
@@ -33,17 +46,7 @@ def kth_largest(x, k):
 def count_pairs(x, target):
     return int((x[None, :] + x[:, None] == target).sum().item()) // 2
 '''),
-    "ex4_ring_buffer": ("get() returns the storage order, not oldest first, once it wraps", '''
-class RingBuffer:
-    def __init__(self, capacity, dim, device=None):
-        self.capacity = capacity
-        self.buf = torch.zeros(capacity, dim, device=device)
-        self.pos = 0
-        self.size = 0
-
-    def push(self, rows):
-        m = rows.shape[0]
-        if m >= self.capacity:
+    "ex4_ring_buffer": ("get() returns the storage order, not oldest first, once it wraps", _EX4_RING_BUFFER_HEAD + '''        if m >= self.capacity:
             self.pos = (self.pos + m - self.capacity) % self.capacity
             rows = rows[-self.capacity:]
             m = self.capacity
@@ -101,17 +104,7 @@ def count_pairs(x, target):
     self_pairs = (2 * s == target).sum()
     return int(((matches.sum() - self_pairs) // 2).item())
 ''',
-    "ex4_ring_buffer": '''
-class RingBuffer:
-    def __init__(self, capacity, dim, device=None):
-        self.capacity = capacity
-        self.buf = torch.zeros(capacity, dim, device=device)
-        self.pos = 0
-        self.size = 0
-
-    def push(self, rows):
-        m = rows.shape[0]
-        keep = min(m, self.capacity)
+    "ex4_ring_buffer": _EX4_RING_BUFFER_HEAD + '''        keep = min(m, self.capacity)
         start = (self.pos + m - keep) % self.capacity
         slots = torch.remainder(torch.arange(keep, device=self.buf.device) + start, self.capacity)
         self.buf.index_copy_(0, slots, rows[m - keep:].to(self.buf.dtype))

@@ -1,7 +1,7 @@
 """Blind set for notebooks/mid/12_llm_building_blocks.ipynb, written from release/ alone (issue 33)."""
 
-SHORTCUT = {
-    "ex1_rmsnorm": ("calls F.rms_norm", '''
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX1_RMSNORM_HEAD = '''
 class RMSNorm(nn.Module):
     def __init__(self, dim, eps=1e-6):
         super().__init__()
@@ -9,20 +9,15 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
-        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+'''
+
+SHORTCUT = {
+    "ex1_rmsnorm": ("calls F.rms_norm", _EX1_RMSNORM_HEAD + '''        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
 '''),
 }
 
 WRONG = {
-    "ex1_rmsnorm": ("adds eps to the root instead of inside it", '''
-class RMSNorm(nn.Module):
-    def __init__(self, dim, eps=1e-6):
-        super().__init__()
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(dim))
-
-    def forward(self, x):
-        return x / (x.pow(2).mean(-1, keepdim=True).sqrt() + self.eps) * self.weight
+    "ex1_rmsnorm": ("adds eps to the root instead of inside it", _EX1_RMSNORM_HEAD + '''        return x / (x.pow(2).mean(-1, keepdim=True).sqrt() + self.eps) * self.weight
 '''),
     "ex2_norm_predict": ("thinks RMSNorm centres a constant vector to zero like LayerNorm", '''
 NORM_ANSWERS.update(layernorm_params=1024, rmsnorm_params=512, layernorm_of_constant=0.0,

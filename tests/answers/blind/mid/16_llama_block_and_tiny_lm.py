@@ -1,12 +1,7 @@
 """Blind set for notebooks/mid/16_llama_block_and_tiny_lm.ipynb, written from release/ alone (issue 33)."""
 
-WRONG = {
-    "ex1_hidden_size": ("always adds a multiple, so a size that already is a multiple grows", '''
-def swiglu_hidden_size(d_model, multiple_of=256):
-    hidden = int(2 * 4 * d_model / 3)
-    return (hidden // multiple_of + 1) * multiple_of
-'''),
-    "ex2_swiglu": ("puts the SiLU on the up projection instead of the gate", '''
+# What the statement fixes (signature, submodules), shared by several answers of a cell.
+_EX2_SWIGLU_HEAD = '''
 class SwiGLU(nn.Module):
     def __init__(self, d_model, hidden):
         super().__init__()
@@ -15,7 +10,15 @@ class SwiGLU(nn.Module):
         self.down_proj = nn.Linear(hidden, d_model, bias=False)
 
     def forward(self, x):
-        return self.down_proj(self.gate_proj(x) * F.silu(self.up_proj(x)))
+'''
+
+WRONG = {
+    "ex1_hidden_size": ("always adds a multiple, so a size that already is a multiple grows", '''
+def swiglu_hidden_size(d_model, multiple_of=256):
+    hidden = int(2 * 4 * d_model / 3)
+    return (hidden // multiple_of + 1) * multiple_of
+'''),
+    "ex2_swiglu": ("puts the SiLU on the up projection instead of the gate", _EX2_SWIGLU_HEAD + '''        return self.down_proj(self.gate_proj(x) * F.silu(self.up_proj(x)))
 '''),
     "ex3_block": ("fixes the norms but keeps tril(diagonal=1), which lets each token see the next one", '''
 class LlamaBlock(nn.Module):
@@ -106,16 +109,7 @@ def swiglu_hidden_size(d_model, multiple_of=256):
     hidden = (8 * d_model) // 3
     return int(-(-hidden // multiple_of) * multiple_of)
 ''',
-    "ex2_swiglu": '''
-class SwiGLU(nn.Module):
-    def __init__(self, d_model, hidden):
-        super().__init__()
-        self.gate_proj = nn.Linear(d_model, hidden, bias=False)
-        self.up_proj = nn.Linear(d_model, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, d_model, bias=False)
-
-    def forward(self, x):
-        a = F.linear(x, self.gate_proj.weight)
+    "ex2_swiglu": _EX2_SWIGLU_HEAD + '''        a = F.linear(x, self.gate_proj.weight)
         return F.linear(a * torch.sigmoid(a) * F.linear(x, self.up_proj.weight), self.down_proj.weight)
 ''',
     "ex3_block": '''
