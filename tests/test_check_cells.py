@@ -47,3 +47,16 @@ def test_the_buttons_tooltip_leaves_the_shortcut_to_jupyterlab():
         "JupyterLab adds the shortcut to a command's tooltip: naming it in the caption shows it twice"
     schema = json.loads((EXTENSION_BUILD / "schemas" / "@ptlab" / "selfcheck" / "plugin.json").read_text())
     assert [s["keys"] for s in schema["jupyter.lab.shortcuts"]] == [["Accel Shift Enter"]]
+
+
+def test_save_and_check_knows_the_check_cell_of_every_notebook_a_learner_checks():
+    """Study notebooks end with the self-check; interviews and reviews (both composed) with the session's check:
+    the extension must name each, or its button and shortcut are missing there."""
+    import re
+
+    from autograder.authoring import template
+    from autograder.learner import compose
+
+    source = (EXTENSION_BUILD.parent / "lib" / "index.js").read_text()
+    ids = dict(re.findall(r"const (SELFCHECK_ID|CHECK_ID|FINISH_ID) = '([^']+)'", source))
+    assert ids == {"SELFCHECK_ID": template.SELFCHECK_ID, "CHECK_ID": compose.CHECK_ID, "FINISH_ID": compose.FINISH_ID}
