@@ -1,6 +1,7 @@
 """The instructor's loop in a real browser: a class graded by `grade`, formgrader opened from JupyterLab's
 Nbgrader menu, a written answer graded by hand with a comment (the model answer and rubric beside it), then
-README's export and `grade` again: the export, grades.csv and the feedback all carry the grader's points."""
+README's export and `grade` again: the export, grades.csv and the feedback all carry the grader's points.
+The same for an assignments.yaml assignment, its student named as the roster names them."""
 
 from __future__ import annotations
 
@@ -36,10 +37,10 @@ def graded_class(tmp_path_factory):
     return tmp
 
 
-def _manual(db: str):
+def _manual(db: str, assignment="junior", notebook="01_tiny", student="alice"):
     with Gradebook(db, course_id="pytorch-interview-lab") as gb:
-        grade = gb.find_grade("ex3_explain", "01_tiny", "junior", "alice")
-        comment = gb.find_comment("ex3_explain", "01_tiny", "junior", "alice")
+        grade = gb.find_grade("ex3_explain", notebook, assignment, student)
+        comment = gb.find_comment("ex3_explain", notebook, assignment, student)
         return grade.manual_score, comment.manual_comment
 
 
@@ -68,7 +69,30 @@ def test_a_written_answer_graded_in_formgrader_reaches_the_export_the_csv_and_th
     assert "Rubric" not in page_html and "SECRET_HIDDEN_CHECK" not in page_html
 
 
-def _grade_in_formgrader(page, url, tmp):
+@pytest.fixture(scope="module")
+def week1_class(tmp_path_factory):
+    """An assignments.yaml assignment (week1: junior/02_tiny) handed in by one student, graded with a roster."""
+    need_chromium()
+    tmp = course(tmp_path_factory.mktemp("teach_week1"))
+    hand_in(tmp, "carol", "week1", "02_tiny", answered=True)
+    (tmp / "roster.csv").write_text('Student,ID,SIS User ID,SIS Login ID,Section\n"Chen, Carol",7,S7,carol,A\n')
+    _run(GRADE + ["--roster", "roster.csv"], tmp)
+    return tmp
+
+
+def test_a_written_answer_of_an_assignments_yaml_assignment_is_graded_in_formgrader(week1_class, page):
+    """Formgrader lists week1 (Manage Assignments, Manual Grading) with its submission, names the student as
+    the roster does, and saves a grader's points for week1's written answer."""
+    tmp = week1_class
+    try:
+        with jupyterlab(tmp, tmp, env(tmp)) as url:
+            _grade_in_formgrader(page, url, tmp, "week1", "02_tiny", "carol", "Chen, Carol")
+    except Exception:
+        shot(page, "formgrader-week1-failure")
+        raise
+
+
+def _grade_in_formgrader(page, url, tmp, assignment="junior", notebook="01_tiny", student="alice", name="alice"):
     # Formgrader answers each click with gradebook queries: on 2 loaded cores in the full suite that took over
     # the default 30 s once, so every wait here gets longer.
     page.set_default_timeout(90_000)
@@ -79,15 +103,16 @@ def _grade_in_formgrader(page, url, tmp):
     assert [t for t in entries.all_inner_texts() if "Formgrader" in t] == ["Formgrader"], entries.all_inner_texts()
     page.locator(".lm-Menu-item:visible", has_text="Formgrader").click()
     fg = page.frame_locator("#formgrader iframe, iframe").first
+    fg.locator("table").locator("td", has_text=assignment).first.wait_for(timeout=30_000)  # Manage Assignments
     fg.locator("a", has_text="Manual Grading").first.click()
-    fg.locator("a", has_text="junior").first.click()
-    fg.locator("a", has_text="01_tiny").first.click()
+    fg.locator("a", has_text=assignment).first.click()
+    fg.locator("a", has_text=notebook).first.click()
     listing = fg.locator("table")
-    listing.locator("text=Submission #2").first.wait_for(timeout=30_000)
+    listing.locator("text=Submission #1").first.wait_for(timeout=30_000)
     fg.locator("text=Show All Names").first.click()
-    listing.locator("text=alice").first.wait_for(timeout=30_000)
-    shot(page, "formgrader-submissions")
-    row = listing.locator("tr", has_text="alice")
+    listing.locator(f"text={name}").first.wait_for(timeout=30_000)
+    shot(page, f"formgrader-submissions-{assignment}")
+    row = listing.locator("tr", has_text=name)
     assert "5 / 7" in row.inner_text(), row.inner_text()  # the autograded score, out of all points
     row.locator("a.name-shown").first.click()
     fg.locator("text=model answer and rubric").first.wait_for(timeout=30_000)
@@ -102,6 +127,7 @@ def _grade_in_formgrader(page, url, tmp):
     shot(page, "formgrader-graded")
     db = f"sqlite:///{tmp / 'gradebook.db'}"
     deadline = time.monotonic() + 30
-    while _manual(db) != (1.5, COMMENT) and time.monotonic() < deadline:
+    while _manual(db, assignment, notebook, student) != (1.5, COMMENT) and time.monotonic() < deadline:
         page.wait_for_timeout(500)
-    assert _manual(db) == (1.5, COMMENT), "formgrader saved the grader's points and comment"
+    assert _manual(db, assignment, notebook, student) == (1.5, COMMENT), \
+        "formgrader saved the grader's points and comment"
