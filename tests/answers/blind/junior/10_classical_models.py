@@ -1,5 +1,12 @@
 """Blind set for notebooks/junior/10_classical_models.ipynb, written from release/ alone (issue 33)."""
 
+# The shortcuts of ex2 and ex5 both train a zero-initialised nn.Linear with SGD: written once.
+_ZERO_LINEAR = """    lin = torch.nn.Linear(X.shape[1], 1).to(X.device)
+    torch.nn.init.zeros_(lin.weight)
+    torch.nn.init.zeros_(lin.bias)
+    opt = torch.optim.SGD(lin.parameters(), lr=lr)
+"""
+
 SHORTCUT = {
     "ex1_lstsq": ("fits scikit-learn's LinearRegression", """
 def fit_linear_lstsq(X, y):
@@ -10,11 +17,7 @@ def fit_linear_lstsq(X, y):
 """),
     "ex2_linear_gd": ("trains an nn.Linear instead of w and b", """
 def fit_linear_gd(X, y, lr=0.1, steps=200):
-    lin = torch.nn.Linear(X.shape[1], 1).to(X.device)
-    torch.nn.init.zeros_(lin.weight)
-    torch.nn.init.zeros_(lin.bias)
-    opt = torch.optim.SGD(lin.parameters(), lr=lr)
-    losses = []
+""" + _ZERO_LINEAR + """    losses = []
     for _ in range(steps):
         opt.zero_grad()
         loss = F.mse_loss(lin(X).squeeze(1), y)
@@ -36,11 +39,7 @@ def standardize(X_train, X_test):
 """),
     "ex5_logistic": ("trains an nn.Linear", """
 def fit_logistic(X, y, lr=0.5, steps=200):
-    lin = torch.nn.Linear(X.shape[1], 1).to(X.device)
-    torch.nn.init.zeros_(lin.weight)
-    torch.nn.init.zeros_(lin.bias)
-    opt = torch.optim.SGD(lin.parameters(), lr=lr)
-    for _ in range(steps):
+""" + _ZERO_LINEAR + """    for _ in range(steps):
         opt.zero_grad()
         F.binary_cross_entropy_with_logits(lin(X).squeeze(1), y).backward()
         opt.step()
