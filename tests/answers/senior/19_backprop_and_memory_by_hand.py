@@ -1,4 +1,7 @@
-"""Known-wrong and alternative answers for notebooks/senior/19_backprop_and_memory_by_hand.ipynb."""
+"""Known-wrong and alternative answers for notebooks/senior/19_backprop_and_memory_by_hand.ipynb.
+
+Long because each of the five exercises has several known-wrong answers, each a whole cell.
+"""
 
 from tests.answers.senior import edited, reference
 
@@ -449,6 +452,56 @@ EX3_WRONG_NO_RADD = edited(reference(NB, "ex3_value"), "    __radd__ = __add__\n
 
 EX5_WRONG_DETACH_NOT_COPY = edited(reference(NB, "ex5_offload"), "t.detach().to(offload_device, copy=True)", "t.detach()")
 
+EX3_SHORTCUT_TORCH_VALUE = '''
+class Value:
+    def __init__(self, data, _t=None):
+        self._t = torch.tensor(float(data), dtype=torch.float64, requires_grad=True) if _t is None else _t
+        if not self._t.is_leaf:
+            self._t.retain_grad()
+
+    @property
+    def data(self):
+        return self._t.item()
+
+    @property
+    def grad(self):
+        return 0.0 if self._t.grad is None else self._t.grad.item()
+
+    def __add__(self, other):
+        return Value(None, self._t + (other._t if isinstance(other, Value) else other))
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        return Value(None, self._t * (other._t if isinstance(other, Value) else other))
+
+    __rmul__ = __mul__
+
+    def tanh(self):
+        return Value(None, torch.tanh(self._t))
+
+    def exp(self):
+        return Value(None, torch.exp(self._t))
+
+    def backward(self):
+        self._t.backward()
+'''
+
+EX4_SHORTCUT_LIBRARY = '''
+import torch.utils.checkpoint
+
+
+class Checkpoint(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, fn, *inputs):
+        ctx.save_for_backward(*inputs)
+        return fn(*inputs)
+
+
+def checkpoint(fn, *inputs):
+    return torch.utils.checkpoint.checkpoint(fn, *inputs, use_reentrant=True)
+'''
+
 WRONG = {
     "ex1_ce_grad": [
         ("divides by B, ignored rows included", EX1_WRONG_DIVIDE_BY_B),
@@ -468,11 +521,13 @@ WRONG = {
         ("topological order, but grads overwritten", EX3_WRONG_OVERWRITES),
         ("topological sort without a visited set", EX3_WRONG_NO_VISITED_SET),
         ("no __radd__: 1 + x fails", EX3_WRONG_NO_RADD),
+        ("shortcut: each Value wraps a torch tensor and backward is torch's (blind set)", EX3_SHORTCUT_TORCH_VALUE),
     ],
     "ex4_checkpoint": [
         ("recomputes from the saved inputs without detaching them", EX4_WRONG_NO_DETACH),
         ("torch.autograd.grad on the inputs only: parameters get no grad", EX4_WRONG_GRAD_INPUTS_ONLY),
         ("RNG state not restored: dropout draws a new mask", EX4_WRONG_NO_RNG),
+        ("shortcut: checkpoint() calls torch.utils.checkpoint.checkpoint (blind set)", EX4_SHORTCUT_LIBRARY),
     ],
     "ex5_offload": [
         ("pack keeps the original tensor beside the copy", EX5_WRONG_KEEPS_ORIGINAL),

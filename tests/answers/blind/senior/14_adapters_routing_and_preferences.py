@@ -1,4 +1,8 @@
-"""Blind set for notebooks/senior/14_adapters_routing_and_preferences.ipynb, written from release/ alone (issue 33)."""
+"""Blind set for notebooks/senior/14_adapters_routing_and_preferences.ipynb, written from release/ alone (issue 33).
+
+Long because every answer replaces a whole cell: a wrong answer and an alternative per exercise (and a shortcut
+where the work is asked by hand).
+"""
 
 _LORA = '''
 class LoRALinear(nn.Module):

@@ -1,4 +1,8 @@
-"""Blind set for notebooks/senior/19_backprop_and_memory_by_hand.ipynb, written from release/ alone (issue 33)."""
+"""Blind set for notebooks/senior/19_backprop_and_memory_by_hand.ipynb, written from release/ alone (issue 33).
+
+Long because every answer replaces a whole cell: a wrong answer and an alternative per exercise (and a shortcut
+where the work is asked by hand).
+"""
 
 _CE_AUTOGRAD = '''
 def softmax_ce_grad(logits, target, ignore_index: int = -100):

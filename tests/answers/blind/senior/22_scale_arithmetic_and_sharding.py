@@ -1,4 +1,8 @@
-"""Blind set for notebooks/senior/22_scale_arithmetic_and_sharding.ipynb, written from release/ alone (issue 33)."""
+"""Blind set for notebooks/senior/22_scale_arithmetic_and_sharding.ipynb, written from release/ alone (issue 33).
+
+Long because every answer replaces a whole cell: a wrong answer and an alternative per exercise (and a shortcut
+where the work is asked by hand).
+"""
 
 _FLOPS_HEAD = '''
 def gemm_flops(m, n, k):
