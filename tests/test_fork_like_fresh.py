@@ -1,14 +1,17 @@
 """A kernel forked from the fork server (autograder/isolation/zygote.py) and a freshly started one, side by side,
 in every process-level default a program can observe: signal dispositions and the blocked mask, resource
-limits, the environment, the working directory and umask, the process's place among processes (parent,
-process group, session), priority and CPU affinity, credentials and capabilities, dumpability, open
-descriptors, threads, the interpreter's flags and settings, and the random state a program starts with.
+limits, the environment (os.environ and /proc/self/environ), the working directory and umask, the process's
+place among processes (parent, process group, session), priority and CPU affinity, credentials and
+capabilities, dumpability, open descriptors, threads, the interpreter's flags, argv and settings, and the
+random state a program starts with. Both come from a grader that carries JPY_PARENT_PID, as one running in a
+Jupyter kernel does (Save and check): ipykernel read it in the server once, and every fork then polled for a
+parent not its own (tests/test_check_in_kernel.py is that check itself).
 
-What differs by design is named and tested as such: the modules the server imported are already loaded (the
-probe imports them too, so that both sides hold the same modules); the hash secret of str and bytes is the
-server's (an interpreter draws it once, at start); the kernel's pid is one more than a fresh kernel's (the
-go-between that hands it to the namespace's init took one: its parent is the init all the same). Every fork
-draws its own `random`, numpy and torch seeds, as a new interpreter does.
+What differs by design is named and asserted as such: the modules the server imported are already loaded
+(the probe imports them too, so that both sides hold the same modules when compared); the hash secret of str
+and bytes is the server's (an interpreter draws it once, at start); the kernel's pid in its namespace is one
+more than a fresh kernel's (the go-between that hands it to the namespace's init took one: its parent is the
+init all the same). Every fork draws its own `random`, numpy and torch seeds, as a new interpreter does.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ pytestmark = [pytest.mark.kernel,
               pytest.mark.skipif(not sandbox.namespaces_work(), reason="no namespaces here: kernels start plainly")]
 
 PROBE = r'''
+import sys
+preloaded = sorted(name for name in PRELOAD if name in sys.modules)  # before this cell imports any
 import ctypes, faulthandler, gc, json, locale, os, random, resource, signal, sys, threading, warnings
 import numpy, torch
 for name in PRELOAD:  # what the server imported, imported here too: the same modules loaded, either way
@@ -94,6 +99,7 @@ print(json.dumps({
     "env": {k: norm(v) for k, v in os.environ.items()},
     "cwd": norm(os.getcwd()),
     "umask": umask,
+    "preloaded": preloaded, "ns_pid": os.getpid(),
     "pid": os.getpid() > 1, "ppid": os.getppid(), "pgrp": os.getpgrp(), "sid": os.getsid(0),
     "nice": os.getpriority(os.PRIO_PROCESS, 0),
     "affinity": sorted(os.sched_getaffinity(0)),
@@ -124,6 +130,8 @@ print(json.dumps({
 '''
 # Differ between any two fresh kernels: drawn at random when an interpreter starts or imports.
 RANDOM = ("random", "numpy_random", "torch_seed", "hash")
+# Differ between a forked and a fresh kernel by design, each asserted as such below.
+BY_DESIGN = ("preloaded", "ns_pid")
 
 
 def probe() -> dict:
@@ -164,16 +172,7 @@ ASPECTS = ["signals", "blocked", "sig_masks", "rlimits", "env", "cwd", "umask", 
            "gc", "warnings", "faulthandler", "stack_size", "dont_write_bytecode", "torch_threads"]
 
 
-# Aspects a forked kernel does not yet share with a fresh one, each with the change still to come (strict: an
-# aspect that comes to agree must leave this list)
-PENDING = {
-    "cmdline": "/proc/self/cmdline is the server's (or closed)",
-    "environ": "/proc/self/environ is the server's (or closed)",
-}
-
-
-@pytest.mark.parametrize("aspect", [pytest.param(a, marks=pytest.mark.xfail(strict=True, reason=PENDING[a]))
-                                    if a in PENDING else a for a in ASPECTS])
+@pytest.mark.parametrize("aspect", ASPECTS)
 def test_a_forked_kernel_is_a_fresh_one_in(kernels, aspect):
     forked, fresh = kernels
     assert fresh[0][aspect] == fresh[1][aspect], f"{aspect} differs between two fresh kernels: not a default"
@@ -183,7 +182,7 @@ def test_a_forked_kernel_is_a_fresh_one_in(kernels, aspect):
 
 def test_the_probe_covers_every_aspect(kernels):
     forked, _ = kernels
-    assert set(forked[0]) == set(ASPECTS) | set(RANDOM)
+    assert set(forked[0]) == set(ASPECTS) | set(RANDOM) | set(BY_DESIGN)
 
 
 def test_every_fork_draws_its_own_random_state(kernels):
@@ -199,3 +198,21 @@ def test_the_hash_secret_is_the_servers_by_design(kernels):
     forked, fresh = kernels
     assert forked[0]["hash"] == forked[1]["hash"]
     assert fresh[0]["hash"] != fresh[1]["hash"]
+
+
+def test_the_modules_the_server_imported_are_loaded_by_design(kernels):
+    """The point of the server: a forked kernel starts with torch, numpy, pyplot and ipykernel loaded, a fresh
+    one imports them (ipykernel's own app aside). A program sees it only in sys.modules and in the time an
+    import takes; the modules are the same files either way (the probe imports them all before comparing)."""
+    forked, fresh = kernels
+    assert set(forked[0]["preloaded"]) >= {"torch", "numpy", "ipykernel.kernelapp", "matplotlib.pyplot"}, (
+        f"a forked kernel started without the server's modules: {forked[0]['preloaded']}")
+    assert not set(fresh[0]["preloaded"]) & {"torch", "numpy", "matplotlib.pyplot"}, fresh[0]["preloaded"]
+
+
+def test_the_kernels_pid_in_its_namespace_is_one_more_by_design(kernels):
+    """The go-between that hands a forked kernel to the namespace's init took a pid of its own before it: the
+    kernel's parent is the init all the same (the ppid aspect), but its pid is one past a fresh kernel's."""
+    forked, fresh = kernels
+    assert fresh[0]["ns_pid"] == fresh[1]["ns_pid"] and forked[0]["ns_pid"] == forked[1]["ns_pid"]
+    assert forked[0]["ns_pid"] == fresh[0]["ns_pid"] + 1, (forked[0]["ns_pid"], fresh[0]["ns_pid"])

@@ -205,6 +205,48 @@ def _note_startup_signals() -> None:
                 STARTUP_SIGNALS[sig] = handler
 
 
+_SHOWN: list = []  # the buffers /proc/self/cmdline and environ read from, in a kernel: they live as long as it
+
+
+def _show_as(libc, argv: list[str], env: dict) -> tuple | None:
+    """/proc/self/cmdline and /proc/self/environ as a fresh kernel's (its command and the environment it was
+    started with), not the server's: PR_SET_MM_MAP, which needs no privilege, points them at new buffers.
+    Returns the buffers, which must live as long as the process; None where the kernel refuses (no
+    CONFIG_CHECKPOINT_RESTORE), and then they stay the server's."""
+    import ctypes
+
+    class MmMap(ctypes.Structure):  # struct prctl_mm_map (linux/prctl.h)
+        _fields_ = [(n, ctypes.c_uint64) for n in ("start_code", "end_code", "start_data", "end_data",
+                                                   "start_brk", "brk", "start_stack", "arg_start", "arg_end",
+                                                   "env_start", "env_end", "auxv")] + [
+            ("auxv_size", ctypes.c_uint32), ("exe_fd", ctypes.c_uint32)]
+
+    try:
+        with open("/proc/self/stat") as f:
+            stat = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/self/auxv", "rb") as f:
+            auxv = f.read()
+    except OSError:
+        return None
+
+    def field(n: int) -> int:  # proc(5) numbers the fields from 1; stat[0] is field 3
+        return int(stat[n - 3])
+
+    args = b"".join(a.encode() + b"\0" for a in argv)
+    envs = b"".join(f"{k}={v}".encode() + b"\0" for k, v in env.items())
+    area = ctypes.create_string_buffer(args + envs, len(args) + len(envs))
+    aux = ctypes.create_string_buffer(auxv, len(auxv))
+    start = ctypes.addressof(area)
+    libc.sbrk.restype = ctypes.c_void_p
+    mm = MmMap(start_code=field(26), end_code=field(27), start_data=field(45), end_data=field(46),
+               start_brk=field(47), brk=libc.sbrk(0), start_stack=field(28), arg_start=start,
+               arg_end=start + len(args), env_start=start + len(args), env_end=start + len(args) + len(envs),
+               auxv=ctypes.addressof(aux), auxv_size=len(auxv), exe_fd=0xFFFFFFFF)
+    if libc.prctl(35, 14, ctypes.byref(mm), ctypes.sizeof(mm), 0) != 0:  # PR_SET_MM, PR_SET_MM_MAP
+        return None
+    return area, aux
+
+
 def _become_kernel(req: dict, fds: list[int]) -> None:
     """In the forked kernel, inside the sandbox: what the init does before exec, then ipykernel. Everything a
     program can observe of its process is made what a fresh kernel's is (tests/test_fork_like_fresh.py)."""
@@ -245,6 +287,7 @@ def _become_kernel(req: dict, fds: list[int]) -> None:
     env.pop("JPY_PARENT_PID", None)  # the kernel's parent is outside its PID namespace: ipykernel must not poll it
     os.environ.clear()
     os.environ.update(env)
+    _SHOWN.append(_show_as(libc, req["argv"], env))
     # What a new interpreter would have had of its own: numpy seeds its global generator from the OS at
     # import (sys.path is already the same: ipykernel_launcher drops its directory, IPython adds '').
     import types
