@@ -1,20 +1,5 @@
 """Blind set for notebooks/senior/12_fault_tolerance_and_design.ipynb, written from release/ alone (issue 33)."""
 
-_SAVE_IN_SYSTEM_TMP = '''
-def atomic_save(obj, path: str) -> None:
-    fd, tmp = tempfile.mkstemp(suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-'''
-
 _SAVE_BY_PID_NAME = '''
 import io
 
@@ -149,6 +134,10 @@ def train_resumable(ckpt_dir: str, total_steps: int, every: int, crash_at=None):
             os.remove(old)
     return model
 '''
+
+_SAVE_IN_SYSTEM_TMP = "\n" + _RESUME[_RESUME.index("def _save_atomically"):_RESUME.index("\n\n\ndef train_resumable")] \
+    .replace("def _save_atomically(state, path):", "def atomic_save(obj, path: str) -> None:") \
+    .replace("dir=os.path.dirname(os.path.abspath(path)), ", "").replace("torch.save(state, f)", "torch.save(obj, f)") + "\n"
 
 _ELASTIC_NO_CHECK = '''
 def rank_indices(global_step: int, global_batch: int, rank: int, world_size: int, dataset_size: int) -> list:
