@@ -245,3 +245,27 @@ class LinearFn(torch.autograd.Function):
             grads = torch.autograd.grad(F.linear(*leaves), leaves, grad_output)
         return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
 '''))
+
+# issue 33 (blind set): "hand-written backward" is the section's title; one that asks autograd for F.softplus's
+# gradient is a shortcut.
+WRONG["ex1_softplus"].append(("shortcut: backward asks autograd (enable_grad + autograd.grad) for F.softplus's gradient", '''
+import torch.nn.functional as F
+
+
+class StableSoftplus(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.clamp(x, min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        with torch.enable_grad():
+            xx = x.detach().requires_grad_()
+            (gx,) = torch.autograd.grad(F.softplus(xx), xx, grad_output)
+        return gx
+
+
+stable_softplus = StableSoftplus.apply
+'''))

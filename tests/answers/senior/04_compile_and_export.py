@@ -119,3 +119,11 @@ ALT = {
     "ex4_export": _EXPORT_ALT,
     "ex5_onnx": _ONNX_ALT,
 }
+
+# issue 33 (blind set): leaky's branch is `y.sum() > 0`; at a sum of exactly 0 it takes the else branch.
+WRONG["ex1_breaks"].append(("`>=` for `>`: a sum of exactly 0 takes the wrong branch", '''
+def fused(x):
+    y = torch.sin(x) * 2
+    y = torch.where(y.sum() >= 0, y + 1, y - 1)
+    return y / y.abs().max()
+'''))
