@@ -155,3 +155,18 @@ def test_formgrader_shows_the_rosters_names(root, tmp_path):
     with Gradebook(db, course_id="pytorch-interview-lab") as gb:
         alice = gb.find_student("alice")
         assert (alice.first_name, alice.last_name) == ("Ada", "Lovelace"), "formgrader shows the roster's name"
+
+
+def test_a_course_file_assignment_gets_nbgraders_source_folder(root):
+    """notebooks/<name>/ with a relative link per notebook, remade as the course file changes; a folder the
+    instructor made is never touched."""
+    assert assignments.as_nbgrader_folders() == ["week1"]
+    folder = root / "notebooks" / "week1"
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "02_tiny.ipynb"]
+    assert (folder / "02_tiny.ipynb").resolve() == (root / "notebooks" / "junior" / "02_tiny.ipynb").resolve()
+    (root / "assignments.yaml").write_text("assignments:\n  week1:\n    notebooks: [junior/01_tiny]\n"
+                                           "  mine:\n    notebooks: [junior/02_tiny]\n")
+    (root / "notebooks" / "mine").mkdir()
+    assert assignments.as_nbgrader_folders() == ["week1"] and assignments.as_nbgrader_folders() == ["week1"]
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "01_tiny.ipynb"]
+    assert list((root / "notebooks" / "mine").iterdir()) == [], "the instructor's own folder stays as it is"

@@ -127,11 +127,14 @@ def as_nbgrader_folders(root: Path | None = None) -> list[str]:
         folder.mkdir(exist_ok=True)
         mark.write_text(MADE)
         links = {f"{i.split('/', 1)[1]}.ipynb": os.path.join("..", f"{i}.ipynb") for i in ids}
+        # nbgrader_config.py runs this in every nbgrader process, grading workers too: another may be at it.
         for p in folder.iterdir():
             if p.is_symlink() and os.readlink(p) != links.get(p.name):
-                p.unlink()
+                p.unlink(missing_ok=True)
         for fname, target in links.items():
-            if not (folder / fname).is_symlink():
+            try:
                 (folder / fname).symlink_to(target)
+            except FileExistsError:
+                pass
         made.append(name)
     return made
