@@ -114,6 +114,17 @@ WRONG = {
          "    def forward(self, x):\n"
          "        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))\n"
          "        return F.relu(out + self.shortcut(x))\n"),
+        ("projects only when the channels change, not when only the stride does (found by the blind set)",
+         _BLOCK_INIT +
+         "        if in_ch != out_ch:\n"
+         "            self.shortcut = nn.Sequential(nn.Conv2d(in_ch, out_ch, 1, stride=stride, bias=False),\n"
+         "                                          nn.BatchNorm2d(out_ch))\n"
+         "        else:\n"
+         "            self.shortcut = nn.Identity()\n"
+         "\n"
+         "    def forward(self, x):\n"
+         "        out = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))\n"
+         "        return F.relu(out + self.shortcut(x))\n"),
         ("applies the last ReLU inside the branch and forgets the one after the addition",
          _BLOCK_INIT +
          "        if stride != 1 or in_ch != out_ch:\n"

@@ -80,6 +80,14 @@ def segment_mean(values, segment_ids, num_segments):
     counts = torch.bincount(segment_ids, minlength=num_segments)
     return sums / counts.unsqueeze(1)
 '''),
+        ("counts with bincount without minlength: trailing empty segments have no slot (found by the blind set)",
+         '''\
+def segment_mean(values, segment_ids, num_segments):
+    sums = torch.zeros(num_segments, values.shape[1], dtype=values.dtype, device=values.device)
+    sums.index_add_(0, segment_ids, values)
+    counts = torch.bincount(segment_ids).clamp_min(1)
+    return sums / counts.unsqueeze(1)
+'''),
         ("index_copy_ overwrites instead of summing", '''\
 def segment_mean(values, segment_ids, num_segments):
     sums = torch.zeros(num_segments, values.shape[1], dtype=values.dtype, device=values.device)
