@@ -9,6 +9,12 @@ _EX1_FORWARD_ONLY = edited(reference(NB, "ex1_flops"), "return 6 * n_params * n_
 
 _EX1_TIED_TWICE = edited(reference(NB, "ex1_flops"), "head = 0 if tied else vocab * d", "head = vocab * d")
 
+_EX1_SHORTCUT_META_MODULE = edited(
+    reference(NB, "ex1_flops"), "def count_params(vocab, d_model, n_layers, d_ff, tied):\n",
+    "def count_params(vocab, d_model, n_layers, d_ff, tied):\n"
+    "    with torch.device(\"meta\"):  # builds the module without allocating it, then counts\n"
+    "        return sum(p.numel() for p in TinyLM(vocab, d_model, n_layers, d_ff, tied).parameters())\n")
+
 _EX1_ALT = '''def gemm_flops(m, n, k):
     multiply_adds = m * n * k
     return multiply_adds + multiply_adds
@@ -216,7 +222,8 @@ _EX5_STATE_ON_CPU = edited(edited(_EX5_ALT, "q.new_full(q.shape[:-1] + (1,), -ma
 
 WRONG = {
     "ex1_flops": [("6ND counted as 2ND (forward only)", _EX1_FORWARD_ONLY),
-                  ("tied head counted twice", _EX1_TIED_TWICE)],
+                  ("tied head counted twice", _EX1_TIED_TWICE),
+                  ("shortcut: builds TinyLM on the meta device and counts (blind set)", _EX1_SHORTCUT_META_MODULE)],
     "ex2_moe": [("all-to-all without the combine leg", _EX2_NO_COMBINE),
                 ("active parameters without router and shared experts", _EX2_NO_SHARED_ACTIVE)],
     "ex3_allreduce_cost": [("the colleague's ring cost: whole buffer every step", _EX3_BUGGY),
