@@ -107,6 +107,9 @@ ci-cpu: setup setup-triton ## run every solved notebook with papermill on the CP
 ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails without CUDA)
 	@$(PY) ci/run_notebooks.py --device cuda --workers 1
 
+ci-colab: setup ## before a release: every solved and every student notebook on Colab's versions (ci/colab-runtime.txt; builds its environment once in ~/.cache/ptlab, ~3 GB)
+	@$(PY) ci/colab.py --workers $(WORKERS)
+
 bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
 	@$(PY) ci/bench.py $(BENCH_ARGS)
 
@@ -117,4 +120,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda bench hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench hooks lint
