@@ -62,6 +62,30 @@ def test_due_lists_the_most_overdue_first(state):
     assert review.due(now) == ["b", "a"]
 
 
+def test_the_dashboard_shows_the_schedule_as_make_review_would_draw_it(state):
+    """Issue 36, item 6: due today (and which of it `make review` draws) and each of the next 7 days."""
+    from autograder.learner.dashboard import schedule_html
+    from autograder.learner.progress_views import schedule_lines
+
+    now = datetime.datetime(2026, 11, 24, 12).timestamp()
+    builds_on = "junior/02_autograd_basics/ex7_evaluate_test"  # needs ex5's answer: redone in its notebook
+    review.save({KEY: {"due": "2026-11-23", "ef": 2.5}, builds_on: {"due": "2026-11-24", "ef": 2.5},
+                 "junior/01_tensors_and_memory/ex2_to_numpy_test": {"due": "2026-11-25", "ef": 2.5},
+                 "junior/01_tensors_and_memory/ex9_strides_predict_test": {"due": "2026-12-01", "ef": 2.5},
+                 "junior/01_tensors_and_memory/ex10_flatten_batch_test": {"due": "2026-12-02", "ef": 2.5}})
+    view = review.outlook(now)
+    assert view["due_today"] == 2 and view["drawn"] == [KEY] and view["elsewhere"] == [builds_on], view
+    counts = [len(d["keys"]) for d in view["next_days"]]
+    assert [d["date"] for d in view["next_days"]][0] == "2026-11-25" and len(counts) == 7
+    assert counts == [1, 0, 0, 0, 0, 0, 1], "Nov 25 and Dec 1 are within 7 days; Dec 2 is not"
+    html, text = schedule_html(view), "\n".join(schedule_lines(view))
+    assert "due today: 2" in html and "writes 1 of them" in html and builds_on in html, html
+    assert "Wed 25" in html and "next 7 days" in html and "Wed 25 1" in text, text
+    path = review.start(state / "work", now=now, warm=False, log=lambda msg: None)
+    meta = compose.load_meta(nbformat.read(str(path), 4).metadata["ptlab"]["composed"])
+    assert meta["keys"] == view["drawn"], "the dashboard names what `make review` draws"
+
+
 def test_study_checks_enter_the_schedule_by_attempts(state):
     a, b = KEY, "junior/01_tensors_and_memory/ex2_to_numpy_test"
     mastery.append([mastery.event(a, "study", False, True, "x1"), mastery.event(a, "study", False, True, "x1"),

@@ -117,9 +117,31 @@ def plan_html(result: dict) -> str:
     e = html.escape
     weak = "".join(f"<li>{e(w['title'] or w['id'])} ({e(w['id'])}, mastery {w['mastery']:.0%}): next "
                    f"<code>{e(w['next'] or '-')}</code></li>" for w in review.get("weakest", []))
-    return (f"<h3>Review</h3><p class='ptlab-due'><b>due today: {review.get('due_today', 0)}</b> "
-            "(<code>make review</code> writes them into a notebook, with their hints)</p>"
+    return ("<h3>Review</h3>" + schedule_html(review)
             + (f"<p>Weakest topics:</p><ol>{weak}</ol>" if weak else ""))
+
+
+def schedule_html(review: dict) -> str:
+    """Due today (what `make review` would draw of it) and a row of the next 7 days, from the schedule file."""
+    import html
+
+    from autograder.learner.progress_views import _weekday
+
+    e = html.escape
+    drawn, elsewhere = review.get("drawn", []), review.get("elsewhere", [])
+    what = ""
+    if drawn:
+        what = f" (<code>make review</code> writes {len(drawn)} of them into a notebook, with their hints)"
+    out = f"<p class='ptlab-due'><b>due today: {review.get('due_today', 0)}</b>{what}</p>"
+    if elsewhere:
+        out += f"<p>Redo in their own notebooks: {e(', '.join(elsewhere))}</p>"
+    ahead = review.get("next_days") or []
+    if ahead:
+        head = "".join(f"<th>{e(_weekday(d['date']))}</th>" for d in ahead)
+        counts = "".join(f"<td title='{e(', '.join(d['keys']))}'>{len(d['keys'])}</td>" for d in ahead)
+        out += ("<table class='ptlab-schedule'><thead><tr><th style='text-align:left'>next 7 days</th>"
+                f"{head}</tr></thead><tbody><tr><td style='text-align:left'>due</td>{counts}</tr></tbody></table>")
+    return out
 
 
 def mastery_html(mastery: dict | None) -> str:

@@ -163,11 +163,30 @@ def study_plan(work: Path, topics: list[dict]) -> dict:
     weakest = [{"id": t, "title": names.get(t, {}).get("title", ""), "mastery": m, "next": nxt}
                for t, m, nxt in review.weakest(topics)]
     return {"interviews": scorecard.summary_rows(scorecard.past(work)),
-            "review": {"due_today": len(review.due()), "weakest": weakest}}
+            "review": {**review.outlook(), "weakest": weakest}}
+
+
+def schedule_lines(review: dict) -> list[str]:
+    """Due today (what `make review` draws of it, what stays for its own notebook) and the next days' counts."""
+    lines = [f"review: due today: {review.get('due_today', 0)}"
+             + (f" (make review draws {len(review.get('drawn', []))} into a notebook)" if review.get("drawn") else "")]
+    if review.get("elsewhere"):
+        lines.append("  redo in their own notebooks: " + ", ".join(review["elsewhere"]))
+    ahead = review.get("next_days") or []
+    if ahead:
+        lines.append("  next 7 days: " + ", ".join(f"{_weekday(d['date'])} {len(d['keys'])}" for d in ahead))
+    return lines
+
+
+def _weekday(iso: str) -> str:
+    import datetime
+
+    day = datetime.date.fromisoformat(iso)
+    return f"{day:%a} {day.day}"
 
 
 def plan_text(result: dict) -> str:
-    lines = ["", f"review: due today: {result['review']['due_today']} (make review writes them into a notebook)"]
+    lines = [""] + schedule_lines(result["review"])
     for w in result["review"]["weakest"]:
         lines.append(f"  weak: {w['id']} {w['title']} (mastery {w['mastery']:.0%}); next: {w['next']}")
     if result["interviews"]:

@@ -126,18 +126,42 @@ def _close_open_sessions(now: float) -> None:
         update(results, now)
 
 
-def start(work: Path, most: int = 5, now: float | None = None, warm: bool = True, log=print) -> Path | None:
-    """Write today's review notebook; None when nothing is due."""
+MOST = 5  # exercises one review session draws
+
+
+def drawn(keys: list[str], most: int = MOST) -> tuple[list, list[str]]:
+    """What a review session of these due keys draws (the first `most` that stand alone) and the keys left to
+    redo in their own notebooks (they build on another exercise, or did not fit)."""
     from autograder.learner.exercises import by_key
 
+    exercises = [ex for ex in by_key_lenient(keys, by_key) if ex.standalone][:most]
+    return exercises, [k for k in keys if k not in {ex.key for ex in exercises}]
+
+
+def outlook(now: float | None = None, days: int = 7, most: int = MOST) -> dict:
+    """The schedule as the dashboard shows it: what is due today (and which of it `make review` would draw),
+    then how many exercises fall due on each of the next `days` days."""
+    schedule = load()
+    keys = due(now, schedule)
+    exercises, elsewhere = drawn(keys, most)
+    start_day = today(now)
+    ahead = []
+    for n in range(1, days + 1):
+        day = (start_day + datetime.timedelta(days=n)).isoformat()
+        ahead.append({"date": day, "keys": sorted(k for k, s in schedule.items() if s.get("due") == day)})
+    return {"due_today": len(keys), "today": keys, "drawn": [ex.key for ex in exercises], "elsewhere": elsewhere,
+            "next_days": ahead, "scheduled": len(schedule)}
+
+
+def start(work: Path, most: int = MOST, now: float | None = None, warm: bool = True, log=print) -> Path | None:
+    """Write today's review notebook; None when nothing is due."""
     now = time.time() if now is None else now
     _close_open_sessions(now)
     keys = due(now)
     if not keys:
         log("review: nothing is due today")
         return None
-    exercises = [ex for ex in by_key_lenient(keys, by_key) if ex.standalone][:most]
-    elsewhere = [k for k in keys if k not in {ex.key for ex in exercises}]
+    exercises, elsewhere = drawn(keys, most)
     if not exercises:
         log("review: due today, redo in their notebooks (they build on another exercise): " + ", ".join(keys))
         return None
