@@ -201,3 +201,12 @@ ALT = {
     "ex5_static": EX5_ALT,
     "ex6_graph_payoff": EX6_ALT,
 }
+
+# issue 33 (blind set): the statement asks for full chunks of max_batch (the last one holding what is left); balanced
+# chunks make the same number of calls but smaller batches, which the size of each call shows.
+WRONG["ex3_batched"].append(("balanced chunks instead of full ones of max_batch", '''
+def batched_predict(model: nn.Module, requests: list, max_batch: int) -> torch.Tensor:
+    n_calls = -(-len(requests) // max_batch)
+    with torch.inference_mode():
+        return torch.cat([model(chunk) for chunk in torch.stack(requests).tensor_split(n_calls)])
+'''))

@@ -96,8 +96,7 @@ def predict(model: nn.Module, batch: torch.Tensor) -> torch.Tensor:
 ''',
     "ex3_batched": '''
 def batched_predict(model: nn.Module, requests: list, max_batch: int) -> torch.Tensor:
-    n_calls = -(-len(requests) // max_batch)
-    chunks = torch.stack(requests).tensor_split(n_calls)  # the same number of calls, sizes balanced
+    chunks = torch.stack(requests).split(max_batch)  # full chunks of max_batch, the rest in the last one
     with torch.no_grad():
         return torch.cat([model(chunk) for chunk in chunks])
 ''',
