@@ -454,10 +454,11 @@ EX3_WRONG_NO_RADD = edited(reference(NB, "ex3_value"), "    __radd__ = __add__\n
 
 EX5_WRONG_DETACH_NOT_COPY = edited(reference(NB, "ex5_offload"), "t.detach().to(offload_device, copy=True)", "t.detach()")
 
-# The two by-hand shortcuts the blind set found passing (docs/blind-sets/senior-12-22.md), taken from it as written.
+# The by-hand shortcuts the blind set found passing (docs/blind-sets/senior-12-22.md), taken from it as written.
 _BLIND = importlib.import_module("tests.answers.blind.senior.19_backprop_and_memory_by_hand").SHORTCUT
 EX3_SHORTCUT_TORCH_VALUE = _BLIND["ex3_value"][1]
 EX4_SHORTCUT_LIBRARY = _BLIND["ex4_checkpoint"][1]
+EX5_SHORTCUT_SAVE_ON_CPU = _BLIND["ex5_offload"][1]
 
 WRONG = {
     "ex1_ce_grad": [
@@ -490,6 +491,7 @@ WRONG = {
         ("pack keeps the original tensor beside the copy", EX5_WRONG_KEEPS_ORIGINAL),
         ("pack uses .to() without copy: the same tensor on the CPU", EX5_WRONG_NO_COPY),
         ("pack returns (device, t.detach()): shares storage, nothing offloaded", EX5_WRONG_DETACH_NOT_COPY),
+        ("shortcut: the built-in save_on_cpu, offload_device ignored (blind set)", EX5_SHORTCUT_SAVE_ON_CPU),
     ],
 }
 
