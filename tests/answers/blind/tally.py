@@ -7,15 +7,23 @@ the test's message, then the totals."""
 
 from __future__ import annotations
 
+import os
 import sys
 
-from autograder.course import SOURCE_DIR
-from autograder.pipeline import cells, expected
-from autograder.pipeline.assemble import assemble
-from autograder.pipeline.check import grade_submission
-from autograder.pipeline.execute import execute
-from autograder.pipeline.score import score
-from tests import answers
+# As the suite runs them (conftest.py), so a tally's verdict is the suite's: the notebooks' fast mode, and one
+# thread per kernel (on a busy machine, kernels with a thread per core spin against each other for minutes).
+os.environ.setdefault("PTLAB_FAST", "1")
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from autograder.course import SOURCE_DIR  # noqa: E402
+from autograder.pipeline import cells, expected  # noqa: E402
+from autograder.pipeline.assemble import assemble  # noqa: E402
+from autograder.pipeline.check import grade_submission  # noqa: E402
+from autograder.pipeline.execute import execute  # noqa: E402
+from autograder.pipeline.score import score  # noqa: E402
+from tests import answers  # noqa: E402
 
 
 def tally(name: str) -> list[tuple[str, str, str, bool, str]]:
