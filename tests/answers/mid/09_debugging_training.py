@@ -1,5 +1,7 @@
 """Known-wrong and alternative answers for notebooks/mid/09_debugging_training.ipynb."""
 
+from tests.answers import edited, reference
+
 WRONG = {
     "ex1_overfit": [
         ("never zeroes the gradients, so every step applies the sum of all past gradients", '''\
@@ -27,6 +29,9 @@ def overfit_one_batch(model, x, y, steps=300, lr=1e-2):
 '''),
     ],
     "ex2_first_nonfinite": [
+        ("checks torch.isnan only, so an output that is +Inf without NaN goes unnoticed (found by the blind set)",
+         edited(reference("mid/09_debugging_training", "ex2_first_nonfinite"),
+                "not torch.isfinite(output).all()", "torch.isnan(output).any()")),
         ("scans the parameters instead of the activations", '''\
 def first_nonfinite_module(model, x):
     for name, m in model.named_modules():
