@@ -92,14 +92,15 @@ check: setup ## self-check one notebook: make check NB=work/junior/01_tensors_an
 	  1) echo "check: not yet full marks (fix the FAIL rows above, then make check again)";; \
 	  *) exit 2;; esac
 
-grade: setup ## grade a class: make grade SUBMITTED=submitted (nbgrader layout <student>/<tier>/<nb>.ipynb)
+grade: setup ## grade a class: make grade SUBMITTED=submitted [ROSTER=roster.csv: names in formgrader] (nbgrader layout <student>/<tier>/<nb>.ipynb)
 	@$(PY) -m autograder grade "$(SUBMITTED)" --workers $(WORKERS) --out grades.csv --feedback feedback \
-	  --gradebook sqlite:///gradebook.db
+	  --gradebook sqlite:///gradebook.db $(if $(ROSTER),--roster "$(ROSTER)")
 
 teach: setup ## for instructors: JupyterLab on the course with nbgrader's formgrader (Nbgrader menu > Formgrader) [PORT=8890]
 	@mkdir -p exchange
 	@echo "teach: formgrader reads gradebook.db and autograded/ (make grade writes both); Nbgrader menu > Formgrader"
-	@$(VENV)/bin/jupyter lab --notebook-dir=. $(ROOT_FLAG) $(PORT_FLAG)
+	@# A workspace of its own: the learner's lab (make lab) keeps its open tabs, and this one its own.
+	@JUPYTERLAB_WORKSPACES_DIR="$(CURDIR)/.teach-workspaces" $(VENV)/bin/jupyter lab --notebook-dir=. $(ROOT_FLAG) $(PORT_FLAG)
 
 ci-cpu: setup setup-triton ## run every solved notebook with papermill on the CPU
 	@$(PY) ci/run_notebooks.py --device cpu --workers $(WORKERS)
