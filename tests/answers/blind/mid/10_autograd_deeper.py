@@ -122,22 +122,47 @@ def add_grad_clamp_hooks(model, clip):
     return handles
 ''',
     "ex4_predict_inplace": '''
-def _probe(code):
-    scope = {"torch": torch, "x": torch.randn(3, requires_grad=True)}
+def _sigmoid_mul_(x):
+    y = x.sigmoid()
+    y.mul_(2)
+    y.sum().backward()
+
+
+def _scale_add_(x):
+    y = x * 2
+    y.add_(1)
+    y.sum().backward()
+
+
+def _sin_mul_(x):
+    y = x.sin()
+    y.mul_(2)
+    y.sum().backward()
+
+
+def _exp_then_add_(x):
+    y = x.exp()
+    z = y * 3
+    y.add_(1)
+    z.sum().backward()
+
+
+def _relu_setitem(x):
+    y = x.relu()
+    y[0] = 0
+    (y * y).sum().backward()
+
+
+def _raises(snippet):
     try:
-        exec(code, scope)
+        snippet(torch.randn(3, requires_grad=True))
     except RuntimeError as e:
         return "inplace" in str(e)
     return False
 
 
-RAISES = {
-    "sigmoid_mul_": _probe("y = x.sigmoid(); y.mul_(2); y.sum().backward()"),
-    "scale_add_": _probe("y = x * 2; y.add_(1); y.sum().backward()"),
-    "sin_mul_": _probe("y = x.sin(); y.mul_(2); y.sum().backward()"),
-    "exp_then_add_": _probe("y = x.exp(); z = y * 3; y.add_(1); z.sum().backward()"),
-    "relu_setitem": _probe("y = x.relu(); y[0] = 0; (y * y).sum().backward()"),
-}
+RAISES = {"sigmoid_mul_": _raises(_sigmoid_mul_), "scale_add_": _raises(_scale_add_), "sin_mul_": _raises(_sin_mul_),
+          "exp_then_add_": _raises(_exp_then_add_), "relu_setitem": _raises(_relu_setitem)}
 _t = torch.zeros(3)
 _t.add_(1)
 _t[0] = 5
