@@ -60,8 +60,8 @@ def cmd_reset(args) -> int:
     if not done:
         print(f"reset: no answer cell to reset in {args.notebook}")
         return 0
-    print(f"reset: blank again: {', '.join(done)} (the file as it was: {args.notebook}.bak). In JupyterLab: "
-          "File > Reload Notebook from Disk")
+    print(f"reset: blank again: {', '.join(done)} (the file as it was: {args.notebook}.bak). A notebook open in "
+          "JupyterLab follows it within seconds, keeping your unsaved edits to other cells")
     return 0
 
 
