@@ -159,3 +159,17 @@ ALT = {
     "ex4_no_sync": _EX4_ALT,
     "ex5_collectives": _EX5_ALT + "\n\n" + _EX6_ALT,
 }
+
+# issue 33 (blind set): dist.all_reduce is the same function as torch.distributed.distributed_c10d.all_reduce;
+# switching off only the first name left the second one open.
+WRONG["ex5_collectives"].append(("shortcut: all_reduce reached through torch.distributed.distributed_c10d",
+                                 _ref("ex5_collectives") + '''
+
+
+def ring_all_reduce(tensor, rank, world_size):
+    from torch.distributed import distributed_c10d
+
+    out = tensor.detach().clone()
+    distributed_c10d.all_reduce(out)
+    return out
+'''))
