@@ -108,7 +108,10 @@ def test_a_killed_batch_resumes_and_loses_no_grade(tmp_path):
         expected[f"s{i}"] = 5.0 if i % 2 == 0 else 0.0
     out, db = tmp_path / "grades.csv", tmp_path / "gradebook.db"
     args = ["grade", str(sub), "--workers", "1", "--out", str(out), "--gradebook", f"sqlite:///{db}"]
-    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"))
+    # A SIGKILL leaves the scratch folders of the kernels it killed (nothing can clean up after one): in a
+    # TMPDIR of this test's own, which goes with tmp_path, not in the session's.
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), TMPDIR=str(tmp_path / "tmp"))
     batch = subprocess.Popen([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
