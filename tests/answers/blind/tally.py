@@ -2,8 +2,9 @@
 
     .venv/bin/python -m tests.answers.blind.tally junior/02_autograd_basics [mid/04_... ...]
 
-Prints, per answer, `caught`/`MISSED` (a shortcut or wrong answer) or `accepted`/`REJECTED` (an alternative), with
-the test's message, then the totals."""
+Prints, per answer, `caught`/`MISSED` (a shortcut or wrong answer; `NOT RUN` when an earlier answer stopped the run)
+or `accepted`/`REJECTED` (an alternative; a tamper flag rejects them all, as the suite does), with the test's
+message, then the totals."""
 
 from __future__ import annotations
 
@@ -41,26 +42,32 @@ def tally(name: str) -> list[tuple[str, str, str, bool, str]]:
         by_id = {t.grade_id: t for t in score(executed, reference)[0]}
         for sid, (why, _) in picked.items():
             verdict = by_id[graded_by[sid]]
-            rows.append(("wrong", sid, why, not verdict.passed, verdict.message or ""))
+            message = verdict.message or ""
+            if message.startswith("did not run"):  # an earlier answer stopped the run: no verdict on this one
+                rows.append(("unrun", sid, why, False, message))
+            else:
+                rows.append(("wrong", sid, why, not verdict.passed, message))
     if alt:
         report = grade_submission(answers.substitute(nb, alt), source, f"{source.stem}+blind-tally")
         failed = {t.grade_id: t.message for t in report.tests if not t.passed}
         for sid in alt:
             rows.append(("alt", sid, "alternative", graded_by[sid] not in failed, failed.get(graded_by[sid], "")))
+        if report.flags:  # the suite fails an alternative that trips the tamper scan, whatever its score
+            rows.append(("alt", "(tamper scan)", "alternatives together", False, "; ".join(map(str, report.flags))))
     return rows
 
 
 def main(names: list[str]) -> int:
-    totals = {"wrong": [0, 0], "alt": [0, 0]}
+    totals = {"wrong": [0, 0], "alt": [0, 0], "unrun": [0, 0]}
     for name in names:
         for kind, sid, what, right, message in tally(name):
-            word = {("wrong", True): "caught", ("wrong", False): "MISSED",
+            word = {("wrong", True): "caught", ("wrong", False): "MISSED", ("unrun", False): "NOT RUN",
                     ("alt", True): "accepted", ("alt", False): "REJECTED"}[kind, right]
             totals[kind][0] += right
             totals[kind][1] += 1
             print(f"{name} {sid:28} {word:8} {what}" + (f"  [{message.splitlines()[0][:100]}]" if message else ""))
     print(f"wrong caught {totals['wrong'][0]}/{totals['wrong'][1]}, "
-          f"alternatives accepted {totals['alt'][0]}/{totals['alt'][1]}")
+          f"alternatives accepted {totals['alt'][0]}/{totals['alt'][1]}, not run {totals['unrun'][1]}")
     return 0 if all(a == b for a, b in totals.values()) else 1
 
 
