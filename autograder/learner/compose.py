@@ -64,8 +64,8 @@ def _renamed(cell: NotebookNode, prefix: str) -> NotebookNode:
     return c
 
 
-def _statement(ex: Exercise, number: int, total: int) -> str:
-    text = "\n\n".join(DETAILS.sub("", c.source).strip() for c in ex.statement).strip()
+def _statement(ex: Exercise, number: int, total: int, cells: list[NotebookNode] | None = None) -> str:
+    text = "\n\n".join(DETAILS.sub("", c.source).strip() for c in (ex.statement if cells is None else cells)).strip()
     text = re.sub(r"^#+\s*(\d+[a-z]?\.\s*)?", "### ", text, count=1, flags=re.M) if text.startswith("#") else text
     return (f"## Exercise {number} of {total} ({ex.points:g} point{'s' if ex.points != 1 else ''}; "
             f"from {ex.tier}/{ex.notebook})\n\n{text}")
@@ -77,21 +77,42 @@ def follow_up_id(ex: Exercise) -> str:
 
 def compose(exercises: list[Exercise], header: str, mode: str, hints: bool, finish: bool) -> NotebookNode:
     """The composed source: fixed cells, then per exercise its statement, (hints), context, answer, tests and
-    follow-up (a written answer holding the model answer), then the check cells."""
+    follow-up (a written answer holding the model answer), then the check cells. An exercise whose statement
+    shows code (exercises.Exercise.layout) gets its context first, then that code where its statement has it,
+    then its hints."""
     extra = sorted({n for ex in exercises for n in ex.needs})
     cells = [_cell("header", header, "header"), _cell("readonly", template.setup(extra), "setup"),
              _cell("code", template.PARAMETERS, tags=["parameters"]), _cell("readonly", template.DERIVED, "derived")]
     taken: set[tuple[str, str]] = set()
     for n, ex in enumerate(exercises, 1):
-        statement = _statement(ex, n, len(exercises))
-        cells.append(_cell("markdown", statement if hints else HINT_REF.sub("", statement)))
-        if hints:
+        shown = [c for c in ex.layout if c.cell_type == "code"]
+        first = ex.layout.index(shown[0]) if shown else len(ex.statement)
+        statement = _statement(ex, n, len(exercises), ex.layout[:first] if shown else None)
+        statement = statement if hints else HINT_REF.sub("", statement)
+        head, _, intro = statement.rpartition("\n\n") if shown and ex.context else ("", "", "")
+        if head and intro:  # the context runs first; the paragraph that introduces the shown code stays by it
+            statement = head
+        cells.append(_cell("markdown", statement))
+        if hints and not shown:
             cells += [copy.deepcopy(h) for h in ex.hints]
         for c in ex.context:
             mark = (f"{ex.tier}/{ex.notebook}", c.source)
             if mark not in taken:  # two exercises of one notebook may share a data cell
                 taken.add(mark)
                 cells.append(_renamed(c, ex.prefix))
+        if head and intro:
+            cells.append(_cell("markdown", intro))
+        # the rest of the statement as its notebook shows it: the code it refers to, in place, then its text
+        for c in ex.layout[first:] if shown else []:
+            mark = (f"{ex.tier}/{ex.notebook}", c.source)
+            if c.cell_type == "code" and mark not in taken:  # taken: already above, as an earlier one's context
+                taken.add(mark)
+                cells.append(_renamed(c, ex.prefix))
+            elif c.cell_type == "markdown" and DETAILS.sub("", c.source).strip():
+                text = DETAILS.sub("", c.source).strip()
+                cells.append(_cell("markdown", text if hints else HINT_REF.sub("", text)))
+        if hints and shown:
+            cells += [copy.deepcopy(h) for h in ex.hints]
         body = [_renamed(c, ex.prefix) for c in ex.body]
         if not hints:
             for c in body:

@@ -2,10 +2,14 @@
 
 An exercise is one autograded test cell with its answer cell(s): the statement above them (hints and folded
 answers left out), the hints, the plain or locked code cells of its notebook it needs to run (found by the
-names its code uses, transitively), the cells between answer and test, and its follow-up question with the
-model answer. It *stands alone* when every name its cells use comes from the course's fixed cells, from
-Python, or from such context cells; one that uses a name only another exercise's answer or test defines
-builds on that exercise and is never drawn (its code would have to carry that exercise's solution).
+names its code uses and the functions its statement quotes, transitively), the code cells its statement
+shows (between its heading and its answer: the bug hunt's broken model), the cells between answer and test,
+and its follow-up question with the model answer. It *stands alone* when every name its cells use or its
+statement quotes comes from the course's fixed cells, from Python, or from such context cells; one that needs a
+name only another exercise's answer or test defines builds on that exercise and is never drawn (its code would
+have to carry that exercise's solution). A follow-up that asks about another exercise's answer is left out.
+
+Long because finding what one exercise needs is one walk over its notebook, with the name analysis it uses.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +46,9 @@ class Exercise:
     statement: list[NotebookNode] = field(default_factory=list)
     hints: list[NotebookNode] = field(default_factory=list)
     context: list[NotebookNode] = field(default_factory=list)
+    # the statement as the notebook shows it: its Markdown with the code cells between the exercise's heading
+    # and its answer ("This MLP runs, but it is broken:" and the broken MLP), which the statement refers to
+    layout: list[NotebookNode] = field(default_factory=list)
     body: list[NotebookNode] = field(default_factory=list)  # answer cell(s), cells in between, the test cell
     follow_up: str = ""
     follow_up_answer: str = ""
@@ -78,6 +86,36 @@ def _names(source: str) -> tuple[set[str], set[str]] | None:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
     return bound, used
+
+
+# `name` or `name(...)` in Markdown: a statement quoting code
+CODE_REF = re.compile(r"`([A-Za-z_]\w*)")
+
+
+@functools.lru_cache(maxsize=4096)
+def defs(source: str) -> frozenset[str]:
+    """The functions and classes a cell defines at its top level: what a statement quotes by name."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+@functools.lru_cache(maxsize=4096)
+def attributes(source: str) -> frozenset[str]:
+    """The attribute names a cell reads (`F.cross_entropy` gives `cross_entropy`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return frozenset()
+    return frozenset(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute))
+
+
+def quoted(text: str, defined: set[str] | frozenset[str], attrs: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The functions and classes of `defined` that Markdown quotes; one its notebook also reads as an attribute
+    (`softmax`, `cross_entropy`: torch.softmax, F.cross_entropy) is left out: the text may as well mean that."""
+    return {n for n in CODE_REF.findall(text) if n in defined and n not in attrs}
 
 
 def _named(index: int, cell: NotebookNode) -> tuple:
@@ -147,6 +185,14 @@ def _resolve(needed: set[str], earlier: list[tuple[int, NotebookNode, set, set]]
     return sorted(take), ""
 
 
+def _shown(cells: list[NotebookNode], block: list[int]) -> list[int]:
+    """The plain or locked code cells of an exercise's statement: after its heading, before its answer."""
+    heads = [j for j in block if cells[j].cell_type == "markdown" and cells[j].source.lstrip().startswith("#")]
+    return [j for j in block if (not heads or j > heads[-1]) and cells[j].cell_type == "code"
+            and kind(cells[j]) in ("plain", "readonly") and _names(cells[j].source) is not None
+            and grade_id(cells[j]) not in template.SELFCHECK_IDS]
+
+
 def _read(path: Path) -> NotebookNode:
     """A course source, trusted: no schema validation (nbformat's takes most of the time of a catalogue)."""
     from nbformat.v4 import reads
@@ -159,6 +205,7 @@ def of_notebook(path: Path) -> list[Exercise]:
     tier, stem = path.parent.name, path.stem
     start = next(i for i, c in enumerate(nb.cells) if c.source.startswith("# Derived from the parameters")) + 1
     needs = _needs(nb.cells[1].source) if len(nb.cells) > 1 else []
+    attrs = set().union(*(attributes(c.source) for c in nb.cells if c.cell_type == "code"))
     cells = nb.cells[start:]
     out: list[Exercise] = []
     code: list[tuple[int, NotebookNode, set, set]] = []  # every earlier code cell: (index, cell, bound, used)
@@ -194,9 +241,11 @@ def of_notebook(path: Path) -> list[Exercise]:
             if FOLLOW_UP in cells[tail[-1]].source:
                 break
         statement = [cells[j] for j in block if cells[j].cell_type == "markdown" and not _is_hint(cells[j])]
+        shown = _shown(cells, block)
         ex = Exercise(f"{tier}/{stem}/{grade_id(test)}", tier, stem, grade_id(test), _title(statement, grade_id(test)),
                       points(test), topics(test), needs=needs)
         ex.statement = statement
+        ex.layout = [cells[j] for j in block if j in shown or (cells[j].cell_type == "markdown" and not _is_hint(cells[j]))]
         ex.hints = [cells[j] for j in block if _is_hint(cells[j])]
         fu = next((cells[j] for j in tail if FOLLOW_UP in cells[j].source), None)
         if fu is not None:
@@ -209,9 +258,28 @@ def of_notebook(path: Path) -> list[Exercise]:
             bound = set().union(*(p[0] for p in parsed))
             used = set().union(*(p[1] for p in parsed))
             earlier = [e for e in code if e[0] < body[0]]
-            take, why = _resolve(used - bound, earlier)
+            # a function or class the statement quotes is needed as much as one the code calls
+            known = set().union(*(defs(e[1].source) for e in earlier))
+            said = quoted(" ".join(DETAILS.sub("", c.source) for c in statement), known, attrs) - bound
+            take, why = _resolve((used - bound) | said, earlier)
+            # one a hint quotes comes along when a plain cell defines it (a hint may name an earlier answer)
+            hinted, not_plain = _resolve(quoted(" ".join(c.source for c in ex.hints), known, attrs) - bound - said, earlier)
+            take = take if not_plain else sorted(set(take) | set(hinted))
+            for j in shown:  # what the statement shows must run too, with the cells it needs
+                bound_j, used_j = _names(cells[j].source)
+                more, also = _resolve(used_j - bound_j, [e for e in code if e[0] < j])
+                take = sorted(set(take) | set(more))
+                why = why or (f"its statement shows a cell that {also}" if also else "")
+            # a follow-up that asks about another exercise's answer (`tiled_attention` as written) belongs to
+            # that exercise: left out here; one that quotes a plain cell's function brings that cell along
+            asked = quoted(ex.follow_up, known, attrs) - bound
+            more, off_topic = _resolve(asked, earlier)
+            if off_topic:
+                ex.follow_up = ex.follow_up_answer = ""
+            else:
+                take = sorted(set(take) | set(more))
             ex.builds_on = why
-            ex.context = [cells[j] for j in take]
+            ex.context = [cells[j] for j in take if j not in shown]
         out.append(ex)
         code += [_named(j, cells[j]) for j in body + tail if cells[j].cell_type == "code"]
         block = []
@@ -222,7 +290,9 @@ def of_notebook(path: Path) -> list[Exercise]:
 def _catalogue(source_dir: str, tier: str | None) -> tuple[Exercise, ...]:
     from autograder.course import source_notebooks
 
-    return tuple(ex for p in source_notebooks(tier) for ex in kept(p, "exercises", of_notebook))
+    # keyed by this module's code too: a pickle of an older Exercise lacks the fields added since
+    what = "exercises-" + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+    return tuple(ex for p in source_notebooks(tier) for ex in kept(p, what, of_notebook))
 
 
 def catalogue(tier: str | None = None) -> list[Exercise]:

@@ -161,11 +161,66 @@ def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] |
 
 def course_problems() -> list[str]:
     """`autograder lint`'s proof for interviews and reviews: every exercise an interview may draw, composed
-    into one notebook as an interview (no hints) and as a review (with hints), gives nothing away."""
+    into one notebook as an interview (no hints) and as a review (with hints), gives nothing away, and each
+    one composed alone carries the code it refers to (reference_problems)."""
     drawable = candidates(None, None)
     found = []
     for mode, hints in (("interview", False), ("review", True)):
         source = compose.compose(drawable, "# lint", mode, hints=hints, finish=mode == "interview")
         learner = compose.student_version(source, f"{mode}-00000000-000000-000000", mode)
         found += [f"{mode} notebooks: {p}" for p in leaks(learner, allow_hints=hints)]
-    return found
+    return found + reference_problems(drawable)
+
+
+def _dangling(markdown: str, code_follows: bool) -> bool:
+    """A paragraph that ends in ':' with nothing it could introduce after it: no list, table, formula (`y = ...`),
+    code block or quote in the next paragraph, and no code cell after the last one."""
+    paragraphs = [p.rstrip() for p in markdown.split("\n\n") if p.strip()]
+    for n, para in enumerate(paragraphs):
+        if not para.endswith(":"):
+            continue
+        if n + 1 == len(paragraphs):
+            return not code_follows
+        following = paragraphs[n + 1]
+        if following.startswith("    "):  # an indented code block
+            continue
+        first = following.lstrip()
+        formula = first.startswith("`") and "=" in first[1:].split("`", 1)[0]  # `y = x / rms(x) * weight`
+        if not formula and not first.startswith(("-", "*", "+", "|", "$", ">", "```", "<")) and not first[:1].isdigit():
+            return True
+    return False
+
+
+def reference_problems(exercises: list[Exercise] | None = None) -> list[str]:
+    """`autograder lint`'s proof that a composed exercise stands alone: each drawable exercise composed on its own
+    (as an interview and as a review) defines every name its visible tests and answer stubs read, and every name
+    its statement quotes that its notebook defines; a statement that ends in ':' is followed by code."""
+    from autograder.course import SOURCE_DIR
+    from autograder.authoring.hints import in_cell
+    from autograder.learner.exercises import _BUILTINS, _fixed_names, _names, _read, attributes, defs, quoted
+
+    found: list[str] = []
+    for ex in candidates(None, None) if exercises is None else exercises:
+        code = [c.source for c in _read(SOURCE_DIR / ex.tier / f"{ex.notebook}.ipynb").cells if c.cell_type == "code"]
+        home, attrs = set().union(*map(defs, code)), set().union(*map(attributes, code))
+        for mode, hints in (("interview", False), ("review", True)):
+            source = compose.compose([ex], "# lint", mode, hints=hints, finish=False)
+            learner = compose.student_version(source, f"{mode}-00000000-000000-000000", mode)
+            parsed = [_names(c.source) or (set(), set()) for c in source.cells if c.cell_type == "code"]
+            defined = set(_fixed_names()) | _BUILTINS | set().union(*(b for b, _ in parsed))
+            where = f"{ex.key} ({mode})"
+            for c in learner.cells:
+                if c.cell_type == "code" and compose.kind(c) in ("solution", "test"):
+                    missing = sorted(((_names(c.source) or (set(), set()))[1]) - defined)
+                    found += [f"{where}: {compose.grade_id(c)} uses `{n}`, which the composed notebook does not "
+                              "define" for n in missing]
+            for i, c in enumerate(learner.cells[4:], 4):
+                if c.cell_type != "markdown" or c.source.startswith("## Check") or in_cell(c):
+                    continue  # a hint may name an earlier exercise's answer as a way to go
+                found += [f"{where}: its statement quotes `{n}`, which the composed notebook does not show"
+                          for n in sorted(quoted(c.source, home, attrs) - defined)]
+                after = learner.cells[i + 1] if i + 1 < len(learner.cells) else None
+                if _dangling(c.source, after is not None and after.cell_type == "code"):
+                    found.append(f"{where}: a statement ends in ':' and no code follows it")
+    return list(dict.fromkeys(found))
+
