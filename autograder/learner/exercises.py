@@ -93,23 +93,23 @@ CODE_REF = re.compile(r"`([A-Za-z_]\w*)")
 
 
 @functools.lru_cache(maxsize=4096)
+def _tree(source: str) -> ast.Module:
+    """A cell's syntax tree; an empty one when it is not plain Python (a magic)."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
 def defs(source: str) -> frozenset[str]:
     """The functions and classes a cell defines at its top level: what a statement quotes by name."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return frozenset()
-    return frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return frozenset(n.name for n in _tree(source).body if isinstance(n, kinds))
 
 
-@functools.lru_cache(maxsize=4096)
 def attributes(source: str) -> frozenset[str]:
     """The attribute names a cell reads (`F.cross_entropy` gives `cross_entropy`)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return frozenset()
-    return frozenset(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute))
+    return frozenset(n.attr for n in ast.walk(_tree(source)) if isinstance(n, ast.Attribute))
 
 
 def quoted(text: str, defined: set[str] | frozenset[str], attrs: set[str] | frozenset[str] = frozenset()) -> set[str]:
