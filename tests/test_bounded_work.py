@@ -41,7 +41,7 @@ def test_200000_tiny_cells_are_refused_in_milliseconds_and_flat_memory(tmp_path)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60, "refusing the bomb took a minute: it was parsed, not counted"
     assert peak < 2 * bomb.stat().st_size + (8 << 20), f"reading it took {peak >> 20} MB"  # the bytes, no parse
 
 
@@ -114,7 +114,8 @@ def test_a_page_over_the_size_cap_is_a_short_page_written_without_rendering(cour
     rendered = []
     started = time.monotonic()
     html = check.bounded_page(lambda: rendered.append(1) or "<html></html>", nb, ROW)
-    assert time.monotonic() - started < 5 and not rendered
+    assert not rendered, "a page over the cap was rendered"
+    assert time.monotonic() - started < 60, "writing the short page took a minute"
     assert "more than 0.5 MB" in html and "Score: 3 / 5" in html and "example.org" not in html
     assert len(html) < 2_000
 
@@ -131,7 +132,7 @@ def test_a_page_that_renders_too_long_is_stopped(course, monkeypatch):
     monkeypatch.setenv("PTLAB_MAX_RENDER_SECONDS", "1")
     started = time.monotonic()
     html = check.bounded_page(lambda: time.sleep(30) or "<html></html>", nbformat.read(str(src), 4), ROW)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 25, "the render was not stopped: it ran its 30 s"
     assert "took longer than 1 s to render" in html
     assert check.bounded_page(lambda: "<html>fine</html>", nbformat.read(str(src), 4), ROW) == "<html>fine</html>"
 
@@ -201,5 +202,5 @@ def test_a_markdown_link_bomb_within_the_caps_is_stopped_at_the_render_cap(cours
     monkeypatch.setenv("PTLAB_MAX_RENDER_SECONDS", "3")
     started = time.monotonic()
     html = check.bounded_page(lambda: page(nb, ROW), nb, ROW)
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 90, "the render was not stopped at its cap (it takes minutes)"
     assert "took longer than 3 s to render" in html
