@@ -18,7 +18,6 @@ from autograder.pipeline import cells, expected, faults
 from autograder.pipeline.assemble import assemble
 from autograder.pipeline.cells import grade_id, kind
 from autograder.pipeline.check import grade_submission
-from autograder.pipeline.execute import execute
 from autograder.pipeline.score import score
 from autograder.pipeline.tamper import scan
 from ci.run_notebooks import run_one
@@ -71,22 +70,10 @@ def test_every_solution_has_wrong_and_alternative_answers(source):
 
 
 def _wrong_answers_fail(source, wrong: dict) -> None:
-    nb = cells.read(source)
-    graded_by = answers.test_cell_of(nb)
-    reference = expected.Reference(source).reports(nb)
-    rounds = max((len(v) for v in wrong.values()), default=0)
-    for r in range(rounds):
-        picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
-        # The pipeline of grade_submission (assemble, execute in the sandbox, score against the reference),
-        # stopped after the last test cell this round is about.
-        run, _ = assemble(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}), nb)
-        executed, _ = execute(answers.through(run, {graded_by[s] for s in picked}))
-        by_id = {t.grade_id: t for t in score(executed, reference)[0]}
-        for sid, (why, _) in picked.items():
-            verdict = by_id[graded_by[sid]]
-            assert not verdict.passed, f"{sid}: the known-wrong answer '{why}' passes {verdict.grade_id}"
-            assert verdict.message and "without a message" not in verdict.message, \
-                f"{verdict.grade_id} fails '{why}' without telling the learner why"
+    for sid, why, verdict in answers.wrong_verdicts(source, wrong):
+        assert not verdict.passed, f"{sid}: the known-wrong answer '{why}' passes {verdict.grade_id}"
+        assert verdict.message and "without a message" not in verdict.message, \
+            f"{verdict.grade_id} fails '{why}' without telling the learner why"
 
 
 def _alternatives_pass(source, alt: dict, label: str) -> None:

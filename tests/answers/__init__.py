@@ -105,3 +105,25 @@ def through(nb: NotebookNode, test_ids: set[str]) -> NotebookNode:
     nb = copy.deepcopy(nb)
     nb.cells = nb.cells[:last + 1]
     return nb
+
+
+def wrong_verdicts(source: Path, wrong: dict):
+    """(cell, why, verdict of the test cell grading it) for each wrong answer in `wrong` (cell -> [(why, code)]),
+    graded in rounds: round r puts every cell's r-th wrong answer in at once. Each round is the pipeline of
+    grade_submission (assemble, execute in the sandbox, score against the reference), stopped after the last
+    test cell it is about."""
+    from autograder.pipeline import cells, expected
+    from autograder.pipeline.assemble import assemble
+    from autograder.pipeline.execute import execute
+    from autograder.pipeline.score import score
+
+    nb = cells.read(source)
+    graded_by = test_cell_of(nb)
+    reference = expected.Reference(source).reports(nb)
+    for r in range(max((len(v) for v in wrong.values()), default=0)):
+        picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
+        run, _ = assemble(substitute(nb, {s: code for s, (_, code) in picked.items()}), nb)
+        executed, _ = execute(through(run, {graded_by[s] for s in picked}))
+        by_id = {t.grade_id: t for t in score(executed, reference)[0]}
+        for sid, (why, _) in picked.items():
+            yield sid, why, by_id[graded_by[sid]]

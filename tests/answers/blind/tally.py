@@ -19,11 +19,8 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 from autograder.course import SOURCE_DIR  # noqa: E402
-from autograder.pipeline import cells, expected  # noqa: E402
-from autograder.pipeline.assemble import assemble  # noqa: E402
+from autograder.pipeline import cells  # noqa: E402
 from autograder.pipeline.check import grade_submission  # noqa: E402
-from autograder.pipeline.execute import execute  # noqa: E402
-from autograder.pipeline.score import score  # noqa: E402
 from tests import answers  # noqa: E402
 
 
@@ -33,20 +30,13 @@ def tally(name: str) -> list[tuple[str, str, str, bool, str]]:
     wrong, alt = answers.load_blind(source)
     nb = cells.read(source)
     graded_by = answers.test_cell_of(nb)
-    reference = expected.Reference(source).reports(nb)
     rows = []
-    for r in range(max((len(v) for v in wrong.values()), default=0)):
-        picked = {sid: variants[r] for sid, variants in wrong.items() if len(variants) > r}
-        run, _ = assemble(answers.substitute(nb, {s: code for s, (_, code) in picked.items()}), nb)
-        executed, _ = execute(answers.through(run, {graded_by[s] for s in picked}))
-        by_id = {t.grade_id: t for t in score(executed, reference)[0]}
-        for sid, (why, _) in picked.items():
-            verdict = by_id[graded_by[sid]]
-            message = verdict.message or ""
-            if message.startswith("did not run"):  # an earlier answer stopped the run: no verdict on this one
-                rows.append(("unrun", sid, why, False, message))
-            else:
-                rows.append(("wrong", sid, why, not verdict.passed, message))
+    for sid, why, verdict in answers.wrong_verdicts(source, wrong):
+        message = verdict.message or ""
+        if message.startswith("did not run"):  # an earlier answer stopped the run: no verdict on this one
+            rows.append(("unrun", sid, why, False, message))
+        else:
+            rows.append(("wrong", sid, why, not verdict.passed, message))
     if alt:
         report = grade_submission(answers.substitute(nb, alt), source, f"{source.stem}+blind-tally")
         failed = {t.grade_id: t.message for t in report.tests if not t.passed}
