@@ -55,6 +55,18 @@ def write_dashboard(work: Path) -> Path | None:
     return target
 
 
+
+def _in_words(n: dict) -> str:
+    """A notebook's status as a learner reads it: a check that ran is "done" or what is still to go, not "ok"."""
+    if n["status"] != "ok":
+        return n["status"]
+    to_go = sum(c["passed"] is False for c in n["cells"])
+    waiting = sum(c["passed"] is None for c in n["cells"])
+    words = [f"{to_go} cell{'s' if to_go != 1 else ''} to go"] if to_go else []
+    words += [f"{waiting} awaiting a grader"] if waiting else []
+    return ", ".join(words) or "done"
+
+
 def show(work: Path | None = None) -> None:
     """What the dashboard cell runs: `progress --json` in a separate process, then a table and the figure."""
     import html
@@ -77,6 +89,7 @@ def show(work: Path | None = None) -> None:
     e = html.escape
     rows = []
     for n in result["notebooks"]:
+        shown = _in_words(n)
         failing = [c["grade_id"] for c in n["cells"] if c["passed"] is False]
         passing = [c["grade_id"] for c in n["cells"] if c["passed"]]
         waiting = [c["grade_id"] for c in n["cells"] if c["passed"] is None]
@@ -87,7 +100,7 @@ def show(work: Path | None = None) -> None:
             detail += (f"<span style='color:#9a6700'>awaiting a grader: {e(', '.join(waiting))}</span>"
                        if waiting else "")
         rows.append(f"<tr><td>{e(n['tier'])}</td><td>{e(n['notebook'])}</td>"
-                    f"<td>{n['score']:g}/{n['max_score']:g}</td><td>{e(n['status'])}</td>"
+                    f"<td>{n['score']:g}/{n['max_score']:g}</td><td>{e(shown)}</td>"
                     f"<td style='text-align:left'>{detail}</td></tr>")
     total = result["total"]
     table = ("<div class='ptlab-progress'><table><thead><tr><th>tier</th><th>notebook</th><th>score</th>"
@@ -95,7 +108,7 @@ def show(work: Path | None = None) -> None:
              f"</tbody></table><p><b>total {total['score']:g}/{total['max_score']:g}</b></p>"
              + plan_html(result) + mastery_html(result.get("mastery")) + interviews_html(result.get("interviews"))
              + "</div>")
-    text = "\n".join(f"{n['tier']}/{n['notebook']}: {n['score']:g}/{n['max_score']:g} {n['status']}"
+    text = "\n".join(f"{n['tier']}/{n['notebook']}: {n['score']:g}/{n['max_score']:g} {_in_words(n)}"
                      for n in result["notebooks"])
     from autograder.isolation.sanitize import clean_html
 

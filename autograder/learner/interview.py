@@ -113,7 +113,7 @@ def header(level: str, minutes: int, exercises: list[Exercise], started: float |
     clock = "" if started is None else (
         f"**Started** {time.strftime('%Y-%m-%d', time.localtime(started))} at {_clock(started)}. "
         f"**Deadline** {_clock(started + minutes * 60)}. ")
-    return (f"# Mock interview: {level}, {minutes} minutes\n\n"
+    return (f"# Mock interview: {level}, {minutes} minute{'' if minutes == 1 else 's'}\n\n"
             f"{clock}{len(exercises)} exercise(s), {pts:g} points (seed {seed}).\n\n"
             "**Rules.** Work as in an interview: this notebook has no hints and no reference solutions, and the "
             "course notebooks stay closed (PyTorch's documentation is fair game, as most interviewers allow). "
