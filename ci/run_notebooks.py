@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -37,14 +38,26 @@ def run_one(notebook: Path, device: str, out_dir: Path, fast: bool | None = None
     target.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     result = {"notebook": str(rel), "status": "ok", "cell": None, "error": None}
-    try:
-        pm.execute_notebook(str(notebook), str(target), parameters={"DEVICE": device, "FAST": fast, "SEED": 0},
-                            kernel_name="python3", progress_bar=False, log_output=False,
-                            execution_timeout=timeout, cwd=str(out_dir))
-    except PapermillExecutionError as e:
-        result.update(status="failed", cell=e.exec_count, error=f"{e.ename}: {str(e.evalue)[:300]}")
-    except Exception as e:  # a dead kernel, a timeout: still one line naming the notebook
-        result.update(status="failed", error=f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}")
+    # The kernel inherits TMPDIR: what a notebook leaves there (torchrun's torchelastic_* folders, a compile
+    # cache) goes with this run instead of piling up in /tmp.
+    before = os.environ.get("TMPDIR")
+    with tempfile.TemporaryDirectory(prefix="ptlab-nb-") as scratch:
+        os.environ["TMPDIR"] = scratch
+        try:
+            pm.execute_notebook(str(notebook), str(target),
+                                parameters={"DEVICE": device, "FAST": fast, "SEED": 0},
+                                kernel_name="python3", progress_bar=False, log_output=False,
+                                execution_timeout=timeout, cwd=str(out_dir))
+        except PapermillExecutionError as e:
+            result.update(status="failed", cell=e.exec_count, error=f"{e.ename}: {str(e.evalue)[:300]}")
+        except Exception as e:  # a dead kernel, a timeout: still one line naming the notebook
+            first = str(e).splitlines()[0][:300] if str(e) else ""
+            result.update(status="failed", error=f"{type(e).__name__}: {first}")
+        finally:
+            if before is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = before
     result["seconds"] = round(time.perf_counter() - start, 2)
     return result
 
