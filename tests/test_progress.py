@@ -49,6 +49,7 @@ def test_json_shape_scores_and_written_answers(course):
     assert cells["ex3_explain"]["passed"] is None and cells["ex3_explain"]["points"] is None
     assert result["topics"] == {"J01": {"earned": 2, "max": 2}, "J02": {"earned": 0, "max": 3}}
     assert result["total"] == {"score": 2, "max_score": 5}
+    assert result["review"]["start_here"] == "", "once a notebook is checked, 'start here' is no longer shown"
     assert list((tmp / "cache" / "progress").glob("*.json")), "the cache lives in PTLAB_CACHE_DIR/progress"
 
 
@@ -95,6 +96,9 @@ def test_an_untouched_release_copy_is_not_started_without_a_run(course, tmp_path
     assert "checking" not in done.stderr
     (nb,) = json.loads(done.stdout)["notebooks"]
     assert nb["status"] == "not started" and nb["score"] == 0 and nb["max_score"] == 5
+    start = json.loads(done.stdout)["review"]["start_here"]
+    assert start.startswith("Start here: junior/01_tiny.") and "make lab" in start, (
+        f"with nothing done yet the dashboard should say where to start (the first notebook, `make lab`): {start!r}")
 
 
 def test_check_record_feeds_progress(course, tmp_path):

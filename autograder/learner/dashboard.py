@@ -121,7 +121,7 @@ def show(work: Path | None = None) -> None:
 
 
 def plan_html(result: dict) -> str:
-    """Due today, and the three weakest topics with the exercise to do next."""
+    """Where to start (day one only), due today, and the three weakest topics with the exercise to do next."""
     import html
 
     review = result.get("review") or {}
@@ -130,7 +130,9 @@ def plan_html(result: dict) -> str:
     e = html.escape
     weak = "".join(f"<li>{e(w['title'] or w['id'])} ({e(w['id'])}, mastery {w['mastery']:.0%}): next "
                    f"<code>{e(w['next'] or '-')}</code></li>" for w in review.get("weakest", []))
-    return ("<h3>Review</h3>" + schedule_html(review)
+    start = review.get("start_here")
+    return ((f"<p class='ptlab-start'><b>{e(start)}</b></p>" if start else "") + "<h3>Review</h3>"
+            + schedule_html(review)
             + (f"<p>Weakest topics:</p><ol>{weak}</ol>" if weak else ""))
 
 

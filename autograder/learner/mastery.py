@@ -121,7 +121,8 @@ def interview_passes(evs: list[dict]) -> set[str]:
 
 def topic_mastery(entries: list[dict], evs: list[dict] | None = None) -> dict[str, dict]:
     """Topic -> {earned, max, weighted}: `weighted` is the mastery the dashboard shows (0..1). A cell passed in an
-    interview counts in full even where its own notebook's copy does not pass (yet)."""
+    interview counts in full even where its own notebook's copy does not pass (yet), in `earned` as in
+    `weighted`: the points beside a mastery never say less than the mastery does."""
     evs = events() if evs is None else evs
     w = weights(evs)
     interviewed = interview_passes(evs)
@@ -132,11 +133,12 @@ def topic_mastery(entries: list[dict], evs: list[dict] | None = None) -> dict[st
                 continue  # written answers wait for a person: not a failure, not yet a mastery
             key = f"{e['tier']}/{e['notebook']}/{c['grade_id']}"
             credit = c["points"] * (w.get(key) or 1.0) if c["passed"] else 0.0
+            earned = c["points"]
             if key in interviewed:
-                credit = c["max_points"]
+                credit = earned = c["max_points"]
             for t in c.get("topics", []):
                 got = topics.setdefault(t, {"earned": 0.0, "max": 0.0, "credit": 0.0})
-                got["earned"] += c["points"]
+                got["earned"] += earned
                 got["max"] += c["max_points"]
                 got["credit"] += credit
     for v in topics.values():
@@ -157,6 +159,13 @@ def record_study(tier: str, notebook: str, raw: dict, cells: list[dict]) -> None
     append(evs)
 
 
+def started_topics(entries: list[dict], evs: list[dict]) -> set[str]:
+    """Topics of a notebook the learner has started, or of a cell they were asked in an interview: the one
+    meaning of "started" that the table, the picture and the advice share."""
+    tried = {e["key"] for e in evs if e.get("mode") == "interview"}
+    return {t for e in entries for c in e["cells"] for t in c.get("topics", [])
+            if e["status"] != "not started" or f"{e['tier']}/{e['notebook']}/{c['grade_id']}" in tried}
+
 
 def readable(entries: list[dict], evs: list[dict] | None = None) -> dict:
     """Topics as a learner reads them: in progress (weakest first), then done; untouched ones counted.
@@ -168,10 +177,8 @@ def readable(entries: list[dict], evs: list[dict] | None = None) -> dict:
     names = syllabus()
     evs = events() if evs is None else evs
     weighted = topic_mastery(entries, evs)
-    tried = {e["key"] for e in evs if e.get("mode") == "interview"}
     passed = interview_passes(evs)
-    started = {t for e in entries for c in e["cells"] for t in c.get("topics", [])
-               if e["status"] != "not started" or f"{e['tier']}/{e['notebook']}/{c['grade_id']}" in tried}
+    started = started_topics(entries, evs)
     to_go: dict[str, int] = {}  # over every notebook, as mastery's points are: "done" means all of it
     for e in entries:
         for c in e["cells"]:

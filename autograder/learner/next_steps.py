@@ -1,6 +1,8 @@
 """What to do after full marks, said under the check's table: the next notebook of the course not yet done,
-the weakest topic so far, and where to review. Read from the progress cache only (the last check of each
-notebook as it is now): nothing is graded again to say it."""
+the weakest topic so far, and where to review; and, with no progress at all, where to start. Advice stays in
+the learner's level (the tier of the notebooks they have worked on, the lowest when they span several) while
+that level has something left. Read from the progress cache only (the last check of each notebook as it is
+now): nothing is graded again to say it."""
 
 from __future__ import annotations
 
@@ -34,10 +36,32 @@ def _work_dir(path: Path) -> Path:
     return path.parent.parent if path.parent.name in TIERS else path.parent
 
 
-def _next_notebook(source: Path, work: Path, done: dict[str, dict]) -> str:
+def level_of(tiers) -> str | None:
+    """The learner's level: the lowest of the tiers they have worked in (a junior who peeked at a senior
+    notebook is still a junior); None when they have worked in none."""
+    seen = set(tiers)
+    return next((t for t in TIERS if t in seen), None)
+
+
+def _worked(done: dict[str, dict]) -> dict[str, dict]:
+    """The entries of notebooks the learner has actually checked: an untouched copy says nothing of a topic."""
+    return {k: e for k, e in done.items() if e.get("status", "ok") != "not started"}
+
+
+def start_here(work: Path) -> str:
+    """Day one, in words: the first notebook of the course and how to open it."""
+    first = source_notebooks()[0]
+    where = Path(work) / first.parent.name / first.name
+    return (f"Start here: {first.parent.name}/{first.stem}. Run `make lab` (it copies the student notebooks into "
+            f"work/ and opens JupyterLab), open {where}, work through it top to bottom, then run its last cell "
+            "(the self-check); this table fills in as you go.")
+
+
+def _next_notebook(source: Path, work: Path, done: dict[str, dict], level: str | None = None) -> str:
     order = source_notebooks()
     after = order[order.index(source) + 1:] + order[:order.index(source)] if source in order else order
-    for src in after:
+    # The learner's own level first; another tier only once theirs has nothing left.
+    for src in sorted(after, key=lambda p: level is not None and p.parent.name != level):
         key = f"{src.parent.name}/{src.stem}"
         entry = done.get(key)
         if entry and entry["score"] >= entry["max_score"] > 0:
@@ -47,9 +71,9 @@ def _next_notebook(source: Path, work: Path, done: dict[str, dict]) -> str:
     return "next notebook: none left, every notebook of the course has full marks"
 
 
-def _weakest(done: dict[str, dict]) -> str:
+def _weakest(done: dict[str, dict], level: str | None = None) -> str:
     topics: dict[str, list[float]] = {}
-    for entry in done.values():
+    for entry in _worked(done).values():
         for c in entry["cells"]:
             if c.get("passed") is not None:
                 for t in c.get("topics", []):
@@ -57,10 +81,13 @@ def _weakest(done: dict[str, dict]) -> str:
                     got[0] += c["points"]
                     got[1] += c["max_points"]
     weak = [(earned / most, t, earned, most) for t, (earned, most) in topics.items() if most and earned < most]
+    names = syllabus()
+    mine = [w for w in weak if names.get(w[1], {}).get("tier") == level]
+    weak = mine or weak
     if not weak:
         return ""
     _, topic, earned, most = min(weak)
-    title = syllabus().get(topic, {}).get("title", topic)
+    title = names.get(topic, {}).get("title", topic)
     return f"weakest topic so far: {title} ({topic}, {earned:g}/{most:g} points in the notebooks you checked)"
 
 
@@ -70,12 +97,17 @@ def after(path: Path, source: Path, score: float, max_score: float) -> list[str]
         return []
     work = _work_dir(Path(path))
     done = _entries(work)
-    lines = [f"Full marks. {_next_notebook(Path(source), work, done)}"]
-    weakest = _weakest(done)
+    level = level_of([Path(source).parent.name] + [k.split("/")[0] for k in _worked(done)])
+    lines = [f"Full marks. {_next_notebook(Path(source), work, done, level)}"]
+    weakest = _weakest(done, level)
     if weakest:
         lines.append(weakest)
-    review = "make review" if "\nreview:" in (ROOT / "Makefile").read_text() else "make progress"
-    lines.append(f"review: `{review}` shows what is still failing across your notebooks; compare an exercise "
-                 "with the reference: `python -m autograder solution NB EXERCISE` (or show_solution(\"ex1\") "
-                 "from autograder.learner.reveal in a cell)")
+    if "\nreview:" in (ROOT / "Makefile").read_text():
+        review = ("`make review` writes the exercises due for review today into a notebook (work/review/), "
+                  "blank, with their hints")
+    else:
+        review = "`make progress` shows what is still failing across your notebooks"
+    lines.append(f"review: {review}; compare an exercise with the reference: "
+                 "`python -m autograder solution NB EXERCISE` (or show_solution(\"ex1\") from "
+                 "autograder.learner.reveal in a cell)")
     return lines

@@ -239,17 +239,11 @@ def collect(work: Path = DEFAULT_DIR, log=None) -> tuple[list[dict], list[str], 
 def summary(entries: list[dict]) -> dict:
     """The object `--json` prints: `topics` (points per topic), `mastery` (the readable, weighted view of
     learner/mastery.py)."""
-    from autograder.learner.mastery import readable
+    from autograder.learner.mastery import events, readable, topic_mastery
 
-    topics: dict[str, dict] = {}
-    for e in entries:
-        for c in e["cells"]:
-            if c["passed"] is None:
-                continue  # written answers wait for a person: not a failure, not yet a mastery
-            for t in c.get("topics", []):
-                got = topics.setdefault(t, {"earned": 0.0, "max": 0.0})
-                got["earned"] += c["points"]
-                got["max"] += c["max_points"]
+    evs = events()
+    # One count behind the picture's colours and the topic table: an interview pass counts in both.
+    topics = {t: {"earned": v["earned"], "max": v["max"]} for t, v in topic_mastery(entries, evs).items()}
     return {
         "notebooks": [{"tier": e["tier"], "notebook": e["notebook"], "score": e["score"],
                        "max_score": e["max_score"], "status": e["status"], "checked_at": e["checked_at"],
@@ -257,5 +251,5 @@ def summary(entries: list[dict]) -> dict:
                                  for c in e["cells"]]} for e in entries],
         "topics": dict(sorted(topics.items())),
         "total": {"score": sum(e["score"] for e in entries), "max_score": sum(e["max_score"] for e in entries)},
-        "mastery": readable(entries),
+        "mastery": readable(entries, evs),
     }

@@ -70,8 +70,10 @@ def topic_lines(mastery: dict) -> list[str]:
 
 
 def started_topics(entries: list[dict]) -> set[str]:
-    """Topics examined by at least one notebook the learner has started."""
-    return {t for e in entries if e["status"] != "not started" for c in e["cells"] for t in c.get("topics", [])}
+    """Topics of a notebook the learner has started or of a cell asked in an interview (as the table counts)."""
+    from autograder.learner import mastery
+
+    return mastery.started_topics(entries, mastery.events())
 
 
 def _tier_rows(ax, width: int, title: str) -> None:
@@ -140,7 +142,7 @@ def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
 def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
     result = summary(entries)
-    result.update(study_plan(work, result["mastery"]["topics"]))
+    result.update(study_plan(work, result["mastery"]["topics"], entries))
     if png is not None:
         draw(result, png, started_topics(entries))
         if result["interviews"]:
@@ -151,19 +153,24 @@ def main_text(work: Path, as_json: bool, png: Path | None) -> int:
     return 0
 
 
-def study_plan(work: Path, topics: list[dict]) -> dict:
+def study_plan(work: Path, topics: list[dict], entries: list[dict] | None = None) -> dict:
     """Past interviews (their scorecards under work/interviews/) and the review queue: due today, and the
-    three weakest topics with the exercise to do next."""
+    three weakest topics of the learner's level with the exercise to do next; on day one, where to start."""
     from autograder.course import syllabus
     from autograder.learner import review, scorecard
+    from autograder.learner.next_steps import level_of, start_here
     from autograder.learner.session import close_expired
 
     close_expired()  # an interview left past its deadline still gets its scorecard
     names = syllabus()
+    level = level_of(e["tier"] for e in entries or [] if e["status"] != "not started")
+    mine = [r for r in topics if r["to_go"] and names.get(r["id"], {}).get("tier") == level]
     weakest = [{"id": t, "title": names.get(t, {}).get("title", ""), "mastery": m, "next": nxt}
-               for t, m, nxt in review.weakest(topics)]
-    return {"interviews": scorecard.summary_rows(scorecard.past(work)),
-            "review": {**review.outlook(), "weakest": weakest}}
+               for t, m, nxt in review.weakest(mine or topics)]
+    interviews = scorecard.summary_rows(scorecard.past(work))
+    fresh = not topics and not interviews and not any(e["status"] != "not started" for e in entries or [])
+    return {"interviews": interviews,
+            "review": {**review.outlook(), "weakest": weakest, "start_here": start_here(work) if fresh else ""}}
 
 
 def schedule_lines(review: dict) -> list[str]:
@@ -186,7 +193,8 @@ def _weekday(iso: str) -> str:
 
 
 def plan_text(result: dict) -> str:
-    lines = [""] + schedule_lines(result["review"])
+    start = result["review"].get("start_here")
+    lines = [""] + ([start] if start else []) + schedule_lines(result["review"])
     for w in result["review"]["weakest"]:
         lines.append(f"  weak: {w['id']} {w['title']} (mastery {w['mastery']:.0%}); next: {w['next']}")
     if result["interviews"]:
