@@ -40,6 +40,13 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
+# A plain `nbgrader generate_assignment <tier> --force` writes release/ as `make release` does: the kernel
+# JupyterLab reports and the course's helper cells collapsed (otherwise the notebooks open as modified).
+from nbgrader.converters import GenerateAssignment  # noqa: E402  (after get_config: a config file's order)
+
+c.GenerateAssignment.preprocessors = [*GenerateAssignment.class_traits()["preprocessors"].default(),
+                                      "autograder.authoring.release.FinishRelease"]
+
 # Feedback never shows hidden tests (nbgrader shows them by default: jupyter/nbgrader#917, #1363), in
 # `nbgrader generate_feedback` and formgrader's "Generate Feedback" button alike (the same converter).
 # LearnerFeedback, before ClearHiddenTests clears the sources: drops the grader's notes (the model answer and
@@ -59,13 +66,14 @@ if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
 
 # An assignments.yaml assignment is an nbgrader assignment like a tier: nbgrader knows one by its source
-# folder, so each gets notebooks/<name>/ (links to its notebooks, kept out of git) whenever nbgrader starts.
-if os.path.exists(os.path.join(HERE, "assignments.yaml")):
-    try:
-        from autograder.classroom.assignments import as_nbgrader_folders
+# folder, so each gets notebooks/<name>/ (links to its notebooks, kept out of git) whenever nbgrader starts;
+# the folder of an assignment the file no longer lists goes (without the file too: it lists none).
+try:
+    from autograder.classroom.assignments import as_nbgrader_folders
 
-        as_nbgrader_folders(HERE)
-    except Exception as e:  # a wrong course file: said, and nbgrader still starts for the tiers
+    as_nbgrader_folders(HERE)
+except Exception as e:  # a wrong course file: said, and nbgrader still starts for the tiers
+    if os.path.exists(os.path.join(HERE, "assignments.yaml")):
         print(f"nbgrader_config: assignments.yaml: {e}")
 
 # nbgrader's models make SQLAlchemy warn about overlapping relationships: noise for an instructor.

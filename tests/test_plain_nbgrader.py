@@ -1,9 +1,11 @@
-"""Plain `nbgrader autograde` on the course, as an instructor may run it beside ours: an untouched test cell is
-not reported as changed (nbgrader's checksum is taken before hidden tests are cleared, jupyter/nbgrader#1961),
-its hidden tests are restored, and a test cell a student edited is still reported and overwritten."""
+"""Plain nbgrader on the course, as an instructor may run it beside ours. `nbgrader autograde`: an untouched test
+cell is not reported as changed (nbgrader's checksum is taken before hidden tests are cleared,
+jupyter/nbgrader#1961), its hidden tests are restored, and a test cell a student edited is still reported and
+overwritten. `nbgrader generate_assignment <tier> --force` writes the same release files as `make release`."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 import nbformat
@@ -35,3 +37,20 @@ def test_plain_autograde_warns_only_about_test_cells_a_student_changed(tmp_path)
             assert not changed, f"an untouched release was reported as changed: {changed}"
         autograded = (tmp / "autograded" / student / "junior" / "01_tiny.ipynb").read_text()
         assert "SECRET_HIDDEN_CHECK" in autograded, "the hidden tests were not restored for grading"
+
+
+def test_plain_generate_assignment_writes_what_make_release_writes(tmp_path):
+    tmp = course(tmp_path / "course")
+    run = dict(shell=True, cwd=tmp, env=env(tmp), capture_output=True, text=True, timeout=600)
+    made = subprocess.run("make release", **run)
+    assert made.returncode == 0, made.stderr[-2000:]
+    shutil.copytree(tmp / "release" / "junior", tmp_path / "by-make")
+    done = subprocess.run(".venv/bin/nbgrader generate_assignment junior --force", **run)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours = {p.name: p.read_bytes() for p in sorted((tmp_path / "by-make").glob("*.ipynb"))}
+    theirs = {p.name: p.read_bytes() for p in sorted((tmp / "release" / "junior").glob("*.ipynb"))}
+    assert ours.keys() == theirs.keys() and ours, f"the same notebooks: make release {sorted(ours)}, nbgrader {sorted(theirs)}"
+    for name, text in ours.items():
+        assert theirs[name] == text, (
+            f"release/junior/{name}: `nbgrader generate_assignment junior --force` should write what `make release`"
+            " writes (the ipykernel kernelspec, the helper cells collapsed): see FinishRelease in nbgrader_config.py")

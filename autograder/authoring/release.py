@@ -52,6 +52,24 @@ def finish(nb: dict) -> dict:
     return nb
 
 
+def __getattr__(name: str):
+    """FinishRelease, made on first use: nbgrader imports it by name (nbgrader_config.py), and nbgrader takes
+    seconds to import, which the learner's commands that import this module never need."""
+    if name != "FinishRelease":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nbgrader.preprocessors.base import NbGraderPreprocessor  # enabled by default, as nbgrader's own steps
+
+    class FinishRelease(NbGraderPreprocessor):
+        """`finish` as nbgrader's last GenerateAssignment step, so that a plain `nbgrader generate_assignment`
+        writes the same student notebooks as `python -m autograder release`."""
+
+        def preprocess(self, nb, resources):
+            return finish(nb), resources
+
+    globals()[name] = FinishRelease
+    return FinishRelease
+
+
 def stamp_python(nb: dict, version: str | None = None) -> dict:
     """The running Python's version in language_info, as the kernel will report it (see KERNELSPEC)."""
     nb["metadata"].setdefault("language_info", {})["version"] = version or sys.version.split()[0]

@@ -15,8 +15,9 @@ its stem, so one assignment may not hold two notebooks with the same stem.
 
 nbgrader knows an assignment by its folder in the source directory (formgrader lists those; generate_assignment
 reads one), so each course-file assignment also gets one (`as_nbgrader_folders`): notebooks/<name>/ holding
-a link to each of its notebooks and a .gitignore that keeps the folder out of git. nbgrader_config.py makes
-them whenever nbgrader starts, so formgrader, generate_assignment, release_assignment, collect and
+a link to each of its notebooks and a .gitignore that keeps the folder out of git (and marks it as made here:
+it goes when the course file no longer lists its assignment). nbgrader_config.py makes them whenever nbgrader
+starts, so formgrader, generate_assignment, release_assignment, collect and
 generate_feedback know the assignment as they know a tier.
 """
 
@@ -110,19 +111,45 @@ def notebook_id(tier: str, stem: str) -> str:
 MADE = "# made from assignments.yaml for nbgrader (python -m autograder's assignments); not committed\n*\n"
 
 
+def _made_here(folder: Path) -> bool:
+    mark = folder / ".gitignore"
+    try:
+        return mark.is_file() and mark.read_text().startswith(MADE.splitlines()[0])
+    except OSError:  # another nbgrader process removed it a moment ago
+        return False
+
+
+def _remove(folder: Path) -> None:
+    """A folder made here whose assignment the course file no longer lists: its links and marker go, then the
+    folder if nothing else is in it (a file the instructor put there stays)."""
+    try:  # another nbgrader process may be removing it too
+        for p in folder.iterdir():
+            if p.is_symlink():
+                p.unlink(missing_ok=True)
+        (folder / ".gitignore").unlink(missing_ok=True)
+        folder.rmdir()
+    except OSError:  # not empty, or already gone
+        pass
+
+
 def as_nbgrader_folders(root: Path | None = None) -> list[str]:
     """Each course-file assignment as nbgrader's source folder, notebooks/<name>/<stem>.ipynb, each a relative
-    link to its tier's notebook; links of notebooks it no longer holds go. A folder there that was not made
-    here is never touched. Returns the assignments made."""
+    link to its tier's notebook; links of notebooks it no longer holds go, and so do the folders made for
+    assignments it no longer lists (else formgrader keeps listing them). A folder there that was not made here
+    is never touched. Returns the assignments made."""
     root = Path(root) if root else course_dir()
     source = root / course.SOURCE_DIR.name
+    listed = load(root)
+    for folder in sorted(source.iterdir()) if source.is_dir() else []:
+        if folder.name not in listed and folder.is_dir() and not folder.is_symlink() and _made_here(folder):
+            _remove(folder)
     made = []
-    for name, ids in load(root).items():
+    for name, ids in listed.items():
         if name in course.TIERS or name.startswith(".") or not name.replace("-", "").replace("_", "").isalnum():
             continue  # a tier has its folder; a name that is no plain folder name is left to the instructor
         folder = source / name
         mark = folder / ".gitignore"
-        if folder.exists() and not (mark.is_file() and mark.read_text().startswith(MADE.splitlines()[0])):
+        if folder.exists() and not _made_here(folder):
             continue
         folder.mkdir(exist_ok=True)
         mark.write_text(MADE)
