@@ -93,9 +93,10 @@ def test_alternative_answers_pass(source):
 
 
 def test_every_exercise_has_a_blind_set(source):
+    blind = answers.BLIND / source.parent.name / f"{source.stem}.py"
+    assert blind.exists(), (f"{source.parent.name}/{source.stem} has no blind set: have someone who has not read "
+                            f"its tests write {blind.relative_to(answers.BLIND.parents[2])} (docs/blind-sets.md)")
     wrong, alt = answers.load_blind(source)
-    if not (wrong or alt):
-        pytest.skip("no blind set for this notebook yet")
     solutions = [grade_id(c) for c in cells.read(source).cells if kind(c) == "solution"]
     assert sorted(s for s in solutions if not wrong.get(s)) == [], "exercises without a blind wrong answer"
     assert sorted(s for s in solutions if s not in alt) == [], "exercises without a blind alternative"
