@@ -204,7 +204,8 @@ def test_a_reset_from_a_terminal_is_followed_by_the_open_notebook_without_a_dial
         blank = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex1_double")).locator(".cm-content")
         expect(blank).to_contain_text("NotImplementedError", timeout=60_000)
         mine = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex2_square")).locator(".cm-content")
-        assert "# mine" in mine.inner_text(), "the unsaved edit of another cell should survive the reset"
+        mine.scroll_into_view_if_needed()  # its text is drawn once the reloaded view has laid it out
+        expect(mine).to_contain_text("# mine", timeout=60_000)  # the unsaved edit of another cell survives
         page.keyboard.press("Control+s")
         wait_clean(page)
         no_dialog(page)

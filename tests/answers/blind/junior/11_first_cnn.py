@@ -115,7 +115,7 @@ class SmallCNN(nn.Module):
         return self.classifier(self.features(x))
 """,
     "ex6_train_cnn": """
-EPOCHS = 4 if FAST else 8
+EPOCHS = 6 if FAST else 10  # a little longer than the reference: at 4 epochs this schedule ended at 0.950
 torch.manual_seed(SEED)
 cnn = SmallCNN().to(device)
 cnn_history = []
