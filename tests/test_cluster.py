@@ -132,13 +132,16 @@ def test_a_worker_killed_mid_batch_loses_nothing(cluster):
     batch = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(sub), "--scheduler", str(sched_file),
                               "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
-    victim, deadline = None, time.monotonic() + 300  # the first row waits for workers and the reference on a loaded machine
-    while victim is None and time.monotonic() < deadline:
+    # The first row waits for workers and the reference: minutes on a loaded machine. The wait ends on the event
+    # (a row written while a notebook is being graded) or on the batch's end, whichever comes first.
+    victim, deadline = None, time.monotonic() + 600
+    while victim is None and time.monotonic() < deadline and batch.poll() is None:
         busy = [addr for addr, keys in client.processing().items() if keys]
         if busy and out.exists():  # mid-batch: a row written, and a notebook being graded
             victim = busy[0]
         time.sleep(0.2)
-    assert victim, "the batch never got going"
+    assert victim, ("the batch ended before a worker could be killed mid-batch" if batch.poll() is not None
+                    else "no row was written while a notebook was being graded within 600 s")
     pid = client.run(os.getpid, workers=[victim])[victim]
     proc = next(w for w in workers if w.pid == pid)
     orphans = psutil.Process(pid).children(recursive=True)  # its kernel, which the worker's death leaves running
