@@ -36,14 +36,11 @@ def run(notebook: str, as_json: bool, record: bool, timeout: int | None, finish:
     from autograder.course import SOURCE_DIR, GradingInputError
     from autograder.learner.next_steps import after
     from autograder.learner.session import after_check
-    from autograder.pipeline.check import _same_file, grade_submission, render_table
-    from autograder.pipeline.sources import source_of
+    from autograder.pipeline.check import grade_notebook, render_table
 
     try:
         submitted, saved_at = _read_once(Path(notebook))
-        source = source_of(Path(notebook), submitted)
-        report = grade_submission(submitted, source, str(Path(notebook)), timeout, kernels=_kernels(), progress=progress,
-                                  is_source=_same_file(Path(notebook), source))
+        report = grade_notebook(Path(notebook), timeout, kernels=_kernels(), progress=progress, submitted=submitted)
     except GradingInputError as e:
         out = json.dumps({"notebook": notebook, "error": str(e)}) + "\n" if as_json else ""
         return 2, out, f"cannot grade: {e}\n"
