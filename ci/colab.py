@@ -104,10 +104,8 @@ def with_reference_answers(release: Path, source: Path, target: Path) -> None:
 def run_inside(workers: int, notebooks: list[str]) -> int:
     """In the Colab environment: the solved notebooks, then the release with the reference's answers."""
     sys.path.insert(0, str(ROOT))
-    from concurrent.futures import ProcessPoolExecutor
-
-    from autograder.course import RELEASE_DIR, SOURCE_DIR, pin_threads, source_notebooks
-    from ci.run_notebooks import run_one
+    from autograder.course import RELEASE_DIR, SOURCE_DIR, source_notebooks
+    from ci.run_notebooks import run_many
 
     sources = [SOURCE_DIR / f"{n}.ipynb" for n in notebooks] if notebooks else source_notebooks()
     with tempfile.TemporaryDirectory(prefix="ptlab-colab-") as tmp:
@@ -116,17 +114,8 @@ def run_inside(workers: int, notebooks: list[str]) -> int:
             target = Path(tmp) / "release" / source.parent.name / source.name
             with_reference_answers(RELEASE_DIR / source.parent.name / source.name, source, target)
             students.append(target)
-        jobs = [("solved", s, OUT / "solved") for s in sources] + [("release", s, OUT / "release") for s in students]
-        results: list[dict] = []
-        threads = max(1, (os.cpu_count() or 2) // max(1, workers))
-        with ProcessPoolExecutor(max_workers=workers, initializer=pin_threads, initargs=(threads,)) as pool:
-            futures = [(kind, pool.submit(run_one, nb, "cpu", out, True)) for kind, nb, out in jobs]
-            for i, (kind, fut) in enumerate(futures, 1):
-                r = dict(fut.result(), kind=kind)
-                results.append(r)
-                where = f" (cell {r['cell']})" if r["cell"] else ""
-                print(f"[{i}/{len(jobs)}] {r['status']:6s} {r['seconds']:6.1f}s {kind:7s} {r['notebook']}{where}"
-                      + (f": {r['error']}" if r["error"] else ""), flush=True)
+        jobs = [(s, OUT / "solved", "solved") for s in sources] + [(s, OUT / "release", "release") for s in students]
+        results = run_many(jobs, "cpu", workers, fast=True)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     return 0 if all(r["status"] == "ok" for r in results) else 1
 

@@ -62,6 +62,23 @@ def run_one(notebook: Path, device: str, out_dir: Path, fast: bool | None = None
     return result
 
 
+def run_many(jobs: list[tuple[Path, Path, str]], device: str, workers: int, fast: bool | None = None,
+             timeout: int = 600) -> list[dict]:
+    """run_one over (notebook, out_dir, label) jobs in a pool of workers with cores/workers threads each; a line
+    per notebook as it ends. Each result carries its job's label as "kind"."""
+    threads = max(1, (os.cpu_count() or 2) // max(1, workers))
+    results = []
+    with ProcessPoolExecutor(max_workers=max(1, workers), initializer=pin_threads, initargs=(threads,)) as pool:
+        futures = {pool.submit(run_one, nb, device, out, fast, timeout): label for nb, out, label in jobs}
+        for i, fut in enumerate(as_completed(futures), 1):
+            r = dict(fut.result(), kind=futures[fut])
+            results.append(r)
+            where = f" (cell {r['cell']})" if r["cell"] else ""
+            line = f"[{i}/{len(jobs)}] {r['status']:6s} {r['seconds']:6.1f}s {r['kind'] + ' ' if r['kind'] else ''}"
+            print(line + f"{r['notebook']}{where}" + (f": {r['error']}" if r["error"] else ""), flush=True)
+    return results
+
+
 def cuda_available() -> bool:
     import torch
 
@@ -87,17 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         print("run_notebooks: no notebooks found", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    threads = max(1, (os.cpu_count() or 2) // max(1, args.workers))
-    results = []
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.workers), initializer=pin_threads, initargs=(threads,)) as pool:
-        futures = {pool.submit(run_one, nb, args.device, args.out, not args.full, args.timeout): nb for nb in notebooks}
-        for i, fut in enumerate(as_completed(futures), 1):
-            r = fut.result()
-            results.append(r)
-            where = f" (cell {r['cell']})" if r["cell"] else ""
-            line = f"[{i}/{len(notebooks)}] {r['status']:6s} {r['seconds']:6.1f}s {r['notebook']}{where}"
-            print(line + (f": {r['error']}" if r["error"] else ""), flush=True)
+    results = run_many([(nb, args.out, "") for nb in notebooks], args.device, args.workers, not args.full,
+                       args.timeout)
     wall = round(time.perf_counter() - t0, 2)
     results.sort(key=lambda r: r["notebook"])
     report = {"device": args.device, "fast": not args.full, "workers": args.workers, "wall_seconds": wall,
