@@ -7,7 +7,6 @@ import csv
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from autograder.classroom.jobs import FIELDS
@@ -54,17 +53,16 @@ def report(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
-def test_report_of_1800_rows_in_seconds(tmp_path):
+def test_report_of_1800_rows(tmp_path):
     first = source_notebooks("junior")[0].stem
     hardest = next(iter(course_cells("junior", first)))
     grades = class_csv(tmp_path / "grades.csv", hardest=hardest)
     roster = tmp_path / "roster.csv"
     roster.write_text("student\n" + "\n".join([f"s{s:03d}" for s in range(200)] + ["absent_amy", "absent_al"]) + "\n")
-    started = time.monotonic()
+    # About 3 s of CPU; how long it takes is a bench figure, not a verdict (issue 38): `report`'s timeout only
+    # stops a hang.
     done = report(grades, "--out", tmp_path / "report", "--roster", roster)
-    took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    assert took < 60, f"report took {took:.0f} s"  # about 3 s of CPU; the margin is for a shared CI machine
     out = tmp_path / "report"
     assert {p.name for p in out.iterdir()} == {"report.html", "scores_junior.png", "mastery.png"}
     page = (out / "report.html").read_text()
