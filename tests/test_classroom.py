@@ -128,7 +128,7 @@ def test_feedback_shows_every_cells_points_and_comments_but_no_model_answer(root
 def test_the_course_file_example_is_the_readmes():
     from tests.tiny_course import ROOT
 
-    assert "assignments:\n      week1:\n" in (ROOT / "README.md").read_text()
+    assert "assignments:\n      week1:\n" in (ROOT / "docs" / "teaching.md").read_text()
     assert ASSIGNMENTS.startswith("assignments:\n  week1:")
 
 
