@@ -33,13 +33,18 @@ help: ## list the targets
 
 setup: $(STAMP) ## create .venv and install everything (quick when already done)
 
+# Each step of setup runs under a live line with its seconds (autograder/learner/live_line.py: the standard library
+# only, so it runs before anything is installed); a failing step prints pip's own error and stops make.
+LIVE = $(PY) -m autograder.learner.live_line --drop "WARNING: Location"
+
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@echo "setup: installing into $(VENV) (first time: ~2 minutes)"
-	@$(PY) -m pip install -q --upgrade pip 2>&1 | { $(QUIET_PIP); }
-	@$(PY) -m pip install -q $(TORCH) 2>&1 | { $(QUIET_PIP); }
-	@$(PY) -m pip install -q -e ".[dev]" 2>&1 | { $(QUIET_PIP); }
-	@$(PY) -c "import torch, nbgrader, papermill; print('setup: torch', torch.__version__, '| cuda', torch.cuda.is_available())"
+	@test -x $(PY) || $(PYTHON) -m autograder.learner.live_line "setup: creating $(VENV)" -- $(PYTHON) -m venv $(VENV)
+	@echo "setup: installing into $(VENV), once: PyTorch ($(TORCH), ~200 MB), then JupyterLab, nbgrader, papermill,"
+	@echo "setup: numpy, matplotlib, scikit-learn, ONNX, Dask and the test tools (~1 GB in all, a few minutes the first time)"
+	@$(LIVE) "setup: upgrading pip" -- $(PY) -m pip install -q --upgrade pip
+	@$(LIVE) "setup: installing PyTorch ($(TORCH))" -- $(PY) -m pip install -q $(TORCH)
+	@$(LIVE) "setup: installing JupyterLab, nbgrader and the rest of pyproject.toml" -- $(PY) -m pip install -q -e ".[dev]"
+	@$(LIVE) "setup: loading torch once" -- $(PY) -c "import torch, nbgrader, papermill; print('setup: torch', torch.__version__, '| cuda', torch.cuda.is_available())"
 	@$(PY) -m autograder lab-settings >/dev/null
 	@touch $(STAMP)
 
@@ -114,6 +119,9 @@ ci-colab: setup ## before a release: every solved and every student notebook on 
 bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
 	@$(PY) ci/bench.py $(BENCH_ARGS)
 
+learner-times: setup ## the learner's waits in seconds, for the README: the first make lab in a fresh clone, then each command (a quiet machine; TIMES_ARGS="--only review")
+	@$(PY) ci/learner_times.py $(TIMES_ARGS)
+
 hooks: setup ## install the pre-commit hooks (ruff, notebook conventions, release freshness, import layout)
 	@$(VENV)/bin/pre-commit install
 
@@ -121,4 +129,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench learner-times hooks lint

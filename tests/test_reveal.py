@@ -44,11 +44,17 @@ def test_the_notebook_helper_asks_the_command_and_stays_silent_while_graded(tmp_
 
     path = copy_with(tmp_path)
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj.data))
+
+    class Handle:  # the live line's display, whose last update is what the cell keeps
+        def update(self, data, raw=False):
+            shown.append(data)
+
+    monkeypatch.setattr("IPython.display.display", lambda data, **kw: (shown.append(data), Handle())[1])
     monkeypatch.setenv("PTLAB_SOURCE_DIR", str(tmp_path / "notebooks"))
     monkeypatch.delenv("PTLAB_GRADING", raising=False)  # a test that graded in this process set it
     reveal.show_solution("ex2", session=str(path))
-    assert shown and "return x * x" in shown[0] and shown[0].startswith("```python")
+    final = shown[-1]["text/markdown"]
+    assert "return x * x" in final and final.startswith("```python")
     shown.clear()
     monkeypatch.setenv("PTLAB_GRADING", "1")
     reveal.show_solution("ex2", session=str(path))

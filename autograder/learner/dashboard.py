@@ -67,24 +67,44 @@ def _in_words(n: dict) -> str:
     return ", ".join(words) or "done"
 
 
+CHECKING = "progress: checking "  # progress.collect's line before it grades a notebook again
+
+
+def _progress_line(doing: str, started: float) -> str:
+    from autograder.learner.live_line import seconds
+
+    return f"Progress: {doing} ... {seconds(started)}"
+
+
 def show(work: Path | None = None) -> None:
     """What the dashboard cell runs: `progress --json` in a separate process, then a table and the figure."""
     import html
-    import subprocess
+    import time
 
     from IPython.display import Image, display
 
+    from autograder.learner import live_line
+
     work = Path(work or Path.cwd())
     png = work / "progress.png"
-    handle = display({"text/plain": "checking the notebooks that changed..."}, raw=True, display_id=True)
+    started, doing = time.monotonic(), ["reading your results"]
+    live = live_line.Notebook(_progress_line(doing[0], started))
+
+    def heard(line: str) -> None:  # progress.collect names each notebook it grades again
+        if line.startswith(CHECKING):
+            doing[0] = "grading " + Path(line[len(CHECKING):].rstrip(". ")).name + " (it changed)"
+
     env = {k: v for k, v in os.environ.items() if k != "JPY_SESSION_NAME"}
-    done = subprocess.run([sys.executable, "-m", "autograder", "progress", str(work), "--json", "--png", str(png)],
-                          env=env, capture_output=True, text=True)
     try:
-        result = json.loads(done.stdout.strip().splitlines()[-1])
+        done = live_line.run([sys.executable, "-m", "autograder", "progress", str(work), "--json", "--png", str(png)],
+                             lambda: live.show(_progress_line(doing[0], started)), env=env, on_err=heard)
+    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback
+        live.end({"text/plain": "Progress stopped: you interrupted it; what was graded so far is kept."})
+        return
+    try:
+        result = json.loads(done.out[-1])
     except (ValueError, IndexError):
-        handle.update({"text/plain": "progress failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]},
-                      raw=True)
+        live.end({"text/plain": "progress failed: " + ([ln for ln in done.err if ln.strip()] or ["?"])[-1]})
         return
     e = html.escape
     rows = []
@@ -112,7 +132,7 @@ def show(work: Path | None = None) -> None:
                      for n in result["notebooks"])
     from autograder.isolation.sanitize import clean_html
 
-    handle.update({"text/plain": text, "text/html": clean_html(table)}, raw=True)
+    live.end({"text/plain": text, "text/html": clean_html(table)})
     if png.exists():
         display(Image(filename=str(png)))
     trend = png.with_name("interviews.png")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from autograder.course import GradingInputError, syllabus
-from autograder.learner import compose
+from autograder.learner import compose, live_line
 from autograder.learner.leaks import leaks
 from autograder.learner.exercises import Exercise, catalogue
 
@@ -127,12 +127,20 @@ def header(level: str, minutes: int, exercises: list[Exercise], started: float |
 
 
 def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] | None = None,
-          seed: int | None = None, count: int | None = None, warm: bool = True, log=print) -> Path:
+          seed: int | None = None, count: int | None = None, warm: bool = True, log=None) -> Path:
     """Compose and write an interview notebook; returns its path. `warm`: run the reference first, so that the
-    first check is as fast as the later ones; the clock starts when the notebook is written, after that."""
+    first check is as fast as the later ones; the clock starts when the notebook is written, after that. A live
+    line on stdout says what runs meanwhile; `log`: where the lines that stay go (printed above the live line)."""
+    with live_line.step("interview", "drawing the exercises") as step:
+        return _start(step, log or step.print, work, level, minutes, topics, seed, count, warm)
+
+
+def _start(step, log, work: Path, level: str, minutes: int, topics: list[str] | None, seed: int | None,
+           count: int | None, warm: bool) -> Path:
     t0 = time.perf_counter()
     seed = seed if seed is not None else random.SystemRandom().randrange(10_000)
     exercises = draw(level, minutes, topics, seed, count)
+    step.doing(f"composing {len(exercises)} exercise(s) into one notebook")
     ident = compose.new_id("interview")
     source = compose.compose(exercises, header(level, minutes, exercises, None, seed), "interview",
                              hints=False, finish=True)
@@ -148,6 +156,7 @@ def start(work: Path, level: str = "mid", minutes: int = 45, topics: list[str] |
     composed = time.perf_counter() - t0
     if warm:
         log("interview: preparing the grader's expectations for this interview (once, before the clock starts)")
+        step.doing("running the reference solution once, before the clock starts")
         compose.prepare(src_path)
     started = time.time()
     meta.update(started=started, deadline=started + minutes * 60)

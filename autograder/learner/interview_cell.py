@@ -1,7 +1,7 @@
 """The check cell of an interview or a review notebook (compose.CHECK_CODE), run in the learner's kernel.
 
 Like selfcheck.py it grades the saved file with `python -m autograder check PATH --json --progress` in a
-separate process, with the same live line and the same interrupt, and shows the table; it adds the session's line (time left, or how far over) and, when the interview ends,
+separate process, under the same live line (live_line.py) with the same interrupt, and shows the table; it adds the session's line (time left, or how far over) and, when the interview ends,
 the scorecard. It imports nothing of the grader itself.
 """
 
@@ -62,25 +62,14 @@ def _counted(line: str) -> bool:
 def check_this_session(finish: bool = False, session: str | None = None) -> None:
     """What the check cell runs: a live line while the grader runs, then the table, the time line and (at the
     end) the scorecard."""
-    from IPython.display import display
-
     path = selfcheck.notebook_path(session)
     if path is None:
         print("Check: this kernel was not started by JupyterLab for a saved notebook, so there is nothing to "
               "grade here. From a terminal: python -m autograder check path/to/notebook.ipynb")
         return
     editor = unsaved.take_editor()
-    handle = display(selfcheck.render_progress(selfcheck.progress_line(
-        path.name, selfcheck.CheckProgress(time.monotonic()), time.monotonic())), raw=True, display_id=True)
-    try:
-        report, error = selfcheck.run_check(path, lambda p: handle.update(selfcheck.render_progress(
-            selfcheck.progress_line(path.name, p, time.monotonic())), raw=True),
-            options=("--finish",) if finish else ())
-    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback
-        handle.update({"text/plain": f"Check stopped: you interrupted it; {path.name} was not graded."}, raw=True)
-        return
+    live, report = selfcheck.checked_under_a_line(path, "Check", options=("--finish",) if finish else ())
     if report is None:
-        handle.update({"text/plain": f"Check could not grade {path.name}: {error}"}, raw=True)
         return
     saved, unsaved_text = selfcheck.what_was_graded(path, report, editor, time.time())
     session_info = report.get("session") or {}
@@ -106,4 +95,4 @@ def check_this_session(finish: bool = False, session: str | None = None) -> None
         page = card_html(card) + page  # the verdict first; the check's own table below it
         text = f"Scorecard: {card['score']:g}/{card['max_score']:g} -> {card['verdict']} " \
                f"(saved as {session_info.get('scorecard')})\n" + text
-    handle.update({"text/plain": text, "text/html": page}, raw=True)
+    live.end({"text/plain": text, "text/html": page})

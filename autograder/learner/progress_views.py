@@ -140,17 +140,37 @@ def draw(result: dict, png: Path, attempted: set[str] | None = None) -> Path:
 
 
 def main_text(work: Path, as_json: bool, png: Path | None) -> int:
-    entries, skipped, _ = collect(work, log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    """`progress`: the table (with a live line while it works) or, for the dashboard, the JSON alone on stdout
+    and a line on stderr per notebook graded again (the dashboard's live line names it)."""
+    if as_json:
+        result, _, _ = _collected(work, png, lambda msg: print(msg, file=sys.stderr, flush=True), lambda _: None)
+        print(json.dumps(result))
+        return 0
+    from autograder.learner.live_line import step
+
+    with step("progress", "reading your notebooks' results") as live:
+        result, entries, skipped = _collected(work, png, live.print, live.doing)
+    print(render_text(entries, skipped, result) + plan_text(result))
+    return 0
+
+
+def _collected(work: Path, png: Path | None, log, doing) -> tuple[dict, list[dict], list[str]]:
+    def told(msg: str) -> None:
+        log(msg)
+        doing(msg.removeprefix("progress: ").rstrip(". "))
+
+    entries, skipped, _ = collect(work, log=told)
+    doing("reading the review schedule and past interviews")
     result = summary(entries)
     result.update(study_plan(work, result["mastery"]["topics"], entries))
     if png is not None:
+        doing("drawing the progress map")
         draw(result, png, started_topics(entries))
         if result["interviews"]:
             from autograder.learner.scorecard import draw_trend
 
             draw_trend(result["interviews"], png.with_name("interviews.png"))
-    print(json.dumps(result) if as_json else render_text(entries, skipped, result) + plan_text(result))
-    return 0
+    return result, entries, skipped
 
 
 def study_plan(work: Path, topics: list[dict], entries: list[dict] | None = None) -> dict:

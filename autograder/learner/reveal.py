@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -68,9 +67,11 @@ def solution(path: Path, exercise: str) -> str:
 
 
 def show_solution(exercise: str, session: str | None = None) -> None:
-    """In a notebook: show the reference of a passed exercise of this notebook (as saved) under the cell."""
-    from IPython.display import Markdown, display
+    """In a notebook: show the reference of a passed exercise of this notebook (as saved) under the cell, with a
+    live line while the grader makes sure it passes (a check, when the file changed since its last one)."""
+    import time
 
+    from autograder.learner import live_line
     from autograder.learner.selfcheck import notebook_path
 
     if os.environ.get(GRADING_ENV):
@@ -80,9 +81,24 @@ def show_solution(exercise: str, session: str | None = None) -> None:
         print("show_solution: this kernel was not started by JupyterLab for a saved notebook. From a terminal: "
               "python -m autograder solution path/to/notebook.ipynb EXERCISE")
         return
-    done = subprocess.run([sys.executable, "-m", "autograder", "solution", str(path), exercise],
-                          capture_output=True, text=True, timeout=1800)
-    if done.returncode != 0:
-        print((done.stderr.strip().splitlines() or ["no answer from the grader"])[-1])
+    started = time.monotonic()
+
+    def line() -> str:
+        return (f"show_solution: checking that {exercise} passes in {path.name} as saved ... "
+                f"{live_line.seconds(started)}")
+
+    live = live_line.Notebook(line())
+    try:
+        done = live_line.run([sys.executable, "-m", "autograder", "solution", str(path), exercise],
+                             lambda: live.show(line()), limit=1800)
+    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback
+        live.end({"text/plain": f"show_solution stopped: you interrupted it; {exercise} is not shown."})
         return
-    display(Markdown(f"```python\n{done.stdout.rstrip()}\n```"))
+    if done.code is None:
+        live.end({"text/plain": "show_solution: the grader took longer than 1800 s and was stopped; try again"})
+        return
+    if done.code != 0:
+        live.end({"text/plain": ([ln for ln in done.err if ln.strip()] or ["no answer from the grader"])[-1]})
+        return
+    code = "\n".join(done.out).rstrip()
+    live.end({"text/markdown": f"```python\n{code}\n```", "text/plain": code})

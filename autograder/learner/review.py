@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from autograder.course import CACHE_DIR, GradingInputError
-from autograder.learner import compose
+from autograder.learner import compose, live_line
 from autograder.learner.leaks import leaks
 from autograder.learner.mastery import attempts
 
@@ -153,8 +153,14 @@ def outlook(now: float | None = None, days: int = 7, most: int = MOST) -> dict:
             "next_days": ahead, "scheduled": len(schedule)}
 
 
-def start(work: Path, most: int = MOST, now: float | None = None, warm: bool = True, log=print) -> Path | None:
-    """Write today's review notebook; None when nothing is due."""
+def start(work: Path, most: int = MOST, now: float | None = None, warm: bool = True, log=None) -> Path | None:
+    """Write today's review notebook; None when nothing is due. A live line on stdout says what runs meanwhile;
+    `log`: where the lines that stay go (printed above the live line)."""
+    with live_line.step("review", "reading today's schedule") as step:
+        return _start(step, log or step.print, work, most, now, warm)
+
+
+def _start(step, log, work: Path, most: int, now: float | None, warm: bool) -> Path | None:
     now = time.time() if now is None else now
     _close_open_sessions(now)
     keys = due(now)
@@ -165,6 +171,7 @@ def start(work: Path, most: int = MOST, now: float | None = None, warm: bool = T
     if not exercises:
         log("review: due today, redo in their notebooks (they build on another exercise): " + ", ".join(keys))
         return None
+    step.doing(f"composing {len(exercises)} exercise(s) into one notebook")
     ident = compose.new_id("review")
     head = (f"# Review, {today(now).isoformat()}\n\n{len(exercises)} exercise(s) due today, blank again, with "
             "their hints. Solve each, save and run the check at the end: an exercise that passes at the first "
@@ -184,6 +191,7 @@ def start(work: Path, most: int = MOST, now: float | None = None, warm: bool = T
     compose.write(learner, target)
     log(f"review: {target} ({len(exercises)} exercise(s) due: {', '.join(ex.key for ex in exercises)})")
     if warm:
+        step.doing("running the reference solution once, so that your first check is quick")
         compose.prepare(src_path)
     return target
 

@@ -11,7 +11,7 @@ Which notebook: jupyter_server 2 starts a notebook's kernel with JPY_SESSION_NAM
 Three things a learner must never be left guessing (issues 24, 36): what was graded (the saved file, read once
 by the grader, whose save time heads the table; answer cells whose version in the editor, or without the
 extension the kernel's last run, differs from the file graded are named in red: unsaved.py), whether it is
-still running (a line naming the running cell and the seconds, updated every second), and how to stop it (an
+still running (a line naming the running cell and the seconds, updated every second: live_line.py), and how to stop it (an
 interrupt ends the check with one line). JupyterLab's "Save and check" command (autograder/learner/labextension)
 saves first, so after it nothing is named.
 """
@@ -21,20 +21,16 @@ from __future__ import annotations
 import html
 import json
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.learner import unsaved
+from autograder.learner import live_line, unsaved
 
 CHECK_TIMEOUT = 1800  # seconds; the grader's own per-cell and per-notebook limits are far below this
 SESSION_ENV = "JPY_SESSION_NAME"
 PROGRESS_PREFIX = "ptlab-progress "  # what `check --progress` puts before each JSON line on stderr
-TICK = 1.0  # seconds between two updates of the progress line
 COLOURS = {"PASS": "#1a7f37", "FAIL": "#cf222e", "TODO": "#9a6700"}
 RED = "#cf222e"
 
@@ -116,30 +112,6 @@ def progress_line(name: str, p: CheckProgress, now: float) -> str:
     return line
 
 
-def _reader(stream, take) -> threading.Thread:
-    def pump():
-        for line in stream:
-            take(line.rstrip("\n"))
-
-    thread = threading.Thread(target=pump, daemon=True)
-    thread.start()
-    return thread
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """The grader and whatever it started (its own process group; its sandboxed kernels die with it)."""
-    for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def check_command(path: Path, timeout: int | None = None, options: tuple[str, ...] = ("--record",)) -> list[str]:
     cmd = [sys.executable, "-m", "autograder", "check", str(path), "--json", *options, "--progress"]
     return cmd + (["--timeout", str(timeout)] if timeout else [])
@@ -151,34 +123,36 @@ def run_check(path: Path, show=None, timeout: int | None = None,
     called about every second while the grader runs. An interrupt (KeyboardInterrupt) stops the grader and
     propagates. `options`: the check's own (a course notebook's result is recorded; an interview's finish)."""
     env = {k: v for k, v in os.environ.items() if k != SESSION_ENV}
-    # A session of its own: a kernel interrupt (SIGINT to the kernel's process group) reaches this kernel, which
-    # then stops the grader itself, rather than the grader printing a traceback of its own.
-    proc = subprocess.Popen(check_command(path, timeout, options), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     p = CheckProgress(started=time.monotonic())
-    out: list[str] = []
-    readers = [_reader(proc.stdout, out.append), _reader(proc.stderr, lambda line: p.take(line, time.monotonic()))]
+    done = live_line.run(check_command(path, timeout, options), lambda: show and show(p), env=env,
+                         limit=CHECK_TIMEOUT, on_err=lambda line: p.take(line, time.monotonic()))
+    if done.code is None:
+        return None, f"the check took longer than {CHECK_TIMEOUT} s and was stopped"
     try:
-        while proc.poll() is None:
-            if time.monotonic() - p.started > CHECK_TIMEOUT:
-                _stop(proc)
-                return None, f"the check took longer than {CHECK_TIMEOUT} s and was stopped"
-            if show is not None:
-                show(p)
-            time.sleep(TICK)
-    except BaseException:
-        _stop(proc)
-        raise
-    for r in readers:
-        r.join(timeout=5)
-    try:
-        report = json.loads(out[-1])
+        report = json.loads(done.out[-1])
     except (ValueError, IndexError):
         tail = (p.stderr or ["no output"])[-1]
-        return None, f"the grader did not answer (exit code {proc.returncode}): {tail}"
+        return None, f"the grader did not answer (exit code {done.code}): {tail}"
     if "error" in report:
         return None, report["error"]
     return report, ""
+
+
+def checked_under_a_line(path: Path, name: str, timeout: int | None = None,
+                         options: tuple[str, ...] = ("--record",)) -> tuple[live_line.Notebook, dict | None]:
+    """A check cell's check of `path`: the live line in the cell while it runs, then (that line, the report).
+    Without a report the line already says why in one line: the grader's error, or the learner's interrupt
+    (never a traceback). `name`: the cell's name for itself ("Self-check", "Check")."""
+    line = live_line.Notebook(progress_line(path.name, CheckProgress(time.monotonic()), time.monotonic()))
+    try:
+        report, error = run_check(path, lambda p: line.show(progress_line(path.name, p, time.monotonic())),
+                                  timeout, options)
+    except KeyboardInterrupt:  # the kernel's stop button
+        line.end({"text/plain": f"{name} stopped: you interrupted it; {path.name} was not graded."})
+        return line, None
+    if report is None:
+        line.end({"text/plain": f"{name} could not grade {path.name}: {error}"})
+    return line, report
 
 
 # --- the table -------------------------------------------------------------------------------------------------
@@ -247,36 +221,21 @@ def render_html(report: dict, hints: dict[str, int] | None = None, saved: str = 
         + "".join(f"<p>{e(line)}</p>" for line in report.get("next", [])) + "</div>")
 
 
-def render_progress(line: str) -> dict:
-    return {"text/plain": line, "text/html": f"<p class='ptlab-check-progress'><i>{html.escape(line)}</i></p>"}
-
-
 # --- the cell ----------------------------------------------------------------------------------------------------
 
 def check_this_notebook(session: str | None = None, timeout: int | None = None) -> dict | None:
     """What the self-check cell runs. Shows the table in the notebook and returns nothing visible.
     `timeout`: seconds per cell instead of nbgrader_config.py's (tests)."""
-    from IPython.display import display
-
     path = notebook_path(session)
     if path is None:
         print("Self-check: this kernel was not started by JupyterLab for a saved notebook, so there is nothing "
               "to grade here. From a terminal: make check NB=path/to/notebook.ipynb")
         return None
     editor = unsaved.take_editor()
-    handle = display(render_progress(progress_line(path.name, CheckProgress(time.monotonic()), time.monotonic())),
-                     raw=True, display_id=True)
-    try:
-        report, error = run_check(path, lambda p: handle.update(
-            render_progress(progress_line(path.name, p, time.monotonic())), raw=True), timeout)
-        if report is None:
-            handle.update({"text/plain": f"Self-check could not grade {path.name}: {error}"}, raw=True)
-            return None
+    live, report = checked_under_a_line(path, "Self-check", timeout)
+    if report is not None:
         hints = _hints(path)
         saved, unsaved_text = what_was_graded(path, report, editor, time.time())
-        handle.update({"text/plain": render_text(report, hints, saved, unsaved_text),
-                       "text/html": render_html(report, hints, saved, unsaved_text)}, raw=True)
-    except KeyboardInterrupt:  # the kernel's stop button: one line, never a traceback under the table
-        handle.update({"text/plain": f"Self-check stopped: you interrupted it; {path.name} was not graded."},
-                      raw=True)
+        live.end({"text/plain": render_text(report, hints, saved, unsaved_text),
+                  "text/html": render_html(report, hints, saved, unsaved_text)})
     return None
