@@ -1,7 +1,7 @@
 """An interview in a real browser (issue 23, item 6; issue 36): JupyterLab on a learner's folder with a drawn
 interview and the course's 10 s autosave; one exercise answered with Ctrl+S pressed again and again, as the
 interview's rules say, and no "File Changed" dialog ever; Save and check (its button is there, its shortcut
-runs the check cell): the time line and the pass; then the finish cell and its scorecard (the README's
+runs the check cell): the time line and the pass; then the finish cell and its scorecard (docs/studying.md's
 screenshot of a scorecard is this test's last one)."""
 
 from __future__ import annotations
