@@ -1,6 +1,6 @@
 """The instructor's loop in a real browser: a class graded by `grade`, formgrader opened from JupyterLab's
 Nbgrader menu, a written answer graded by hand with a comment (the model answer and rubric beside it), then
-README's export and `grade` again: the export, grades.csv and the feedback all carry the grader's points.
+docs/teaching.md's export and `grade` again: the export, grades.csv and the feedback all carry the grader's points.
 The same for an assignments.yaml assignment, its student named as the roster names them."""
 
 from __future__ import annotations
