@@ -2,7 +2,7 @@
 their model answers; a verdict by level; the topics to review. Saved as JSON beside the interview notebook.
 
 Only checks before the deadline count. The verdict compares the fraction of points earned with the level's
-thresholds (also in the README):
+thresholds (also in docs/studying.md, "Interview mode"):
 
     level    strong   pass    borderline   (below: not yet)
     junior   0.90     0.75    0.50
