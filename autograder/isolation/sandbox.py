@@ -188,7 +188,7 @@ def launcher(scratch: str, runtime: str) -> list[str]:
 
 
 def memory_mechanism() -> str:
-    """How one submission's memory is capped, all its processes together: what `status` and the README say."""
+    """How one submission's memory is capped, all its processes together: what `status` and docs/threat-model.md say."""
     if limits.MEMORY_BYTES <= 0:
         return "no memory cap (PTLAB_MEM_LIMIT_GB=0)"
     gb = f"{limits.MEMORY_BYTES / 2**30:g} GB"
