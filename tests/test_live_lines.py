@@ -275,3 +275,17 @@ def test_make_progress_counts_seconds_but_its_json_stays_alone_on_stdout(tmp_pat
     redraws = [r for r in out.getvalue().split("\r") if r.strip()]
     assert any(r.startswith("progress: checking") and SECONDS.search(r.rstrip()) for r in redraws), redraws
     assert "total 0/0 (autograded cells)" in out.getvalue()
+
+
+def test_make_check_in_a_terminal_names_the_running_cell_and_counts_seconds(fast_ticks):
+    """check_client.terminal_line: what `python -m autograder check NB` (make check) shows while it grades."""
+    from autograder.learner import check_client
+
+    out = TTY()
+    with check_client.terminal_line("work/junior/01_tiny.ipynb", out) as progress:
+        progress({"cell": "ex1_double", "index": 0, "of": 3, "limit": 30})
+        time.sleep(0.2)
+    redraws = [r.rstrip() for r in out.getvalue().split("\r") if r.strip()]
+    assert any(r.startswith("Checking 01_tiny.ipynb: running ex1_double (cell 1 of 3)") and SECONDS.search(r)
+               for r in redraws), redraws
+    assert out.getvalue().endswith("\r"), "the line is cleared before the table"

@@ -146,3 +146,18 @@ def stop_all() -> int:
             _request(sock_path, {"stop": True}, STOP_WAIT)
             asked += 1
     return asked
+
+
+@contextlib.contextmanager
+def terminal_line(notebook: str, stream=None):
+    """`make check` in a terminal: the self-check cell's live line (the running cell, the seconds) on stdout
+    while the block grades (live_line.py); yields the `progress` callback that `ask` and `check_server.run` take."""
+    from autograder.learner import live_line
+    from autograder.learner.selfcheck import PROGRESS_PREFIX, CheckProgress, progress_line
+
+    p, line, name = CheckProgress(started=time.monotonic()), live_line.Terminal(stream), Path(notebook).name
+    try:
+        with live_line.ticking(lambda: line.show(progress_line(name, p, time.monotonic()))):
+            yield lambda event: p.take(PROGRESS_PREFIX + json.dumps(event), time.monotonic())
+    finally:
+        line.end()
