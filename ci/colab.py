@@ -101,6 +101,28 @@ def with_reference_answers(release: Path, source: Path, target: Path) -> None:
     nbformat.write(nb, str(target))
 
 
+STANDIN = ROOT / "tests" / "fixtures" / "colab_standin"  # google.colab as the check cell meets it, offline
+
+
+def colab_check(in_browser: Path, cell: str, cwd: Path, timeout: int = 1200) -> str:
+    """The text the check cell `cell` leaves (each display as last updated), run in a fresh kernel of this
+    Python as on Colab: the stand-in google.colab imported first, and `in_browser` the notebook its front end
+    holds. The kernel inherits this process's environment (PTLAB_GRADER, PIP_* for an offline install)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    os.environ["PTLAB_STANDIN_NOTEBOOK"] = str(in_browser)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"import sys\nsys.path.insert(0, {str(STANDIN)!r})\nimport google.colab"),
+                nbformat.v4.new_code_cell(cell)]
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    shown = []
+    for out in nb.cells[-1].outputs:
+        shown.append(out.get("text") or out.get("data", {}).get("text/plain", "")
+                     or "".join(out.get("traceback", [])))
+    return "\n".join(shown)
+
+
 def run_inside(workers: int, notebooks: list[str]) -> int:
     """In the Colab environment: the solved notebooks, then the release with the reference's answers."""
     sys.path.insert(0, str(ROOT))

@@ -5,7 +5,9 @@ installed): `_observe` and `_by_hand` are written out here in full, as the learn
 
 from __future__ import annotations
 
-from autograder.course import colab_badge
+import re
+
+from autograder.course import COLAB_OWNER, COLAB_REPO, COURSE, ROOT, colab_badge
 
 # Import name -> pip name. On Colab these ship (torch, numpy, matplotlib, scikit-learn): nothing installs.
 BASE_NEEDS = {"torch": "torch", "numpy": "numpy", "matplotlib": "matplotlib", "sklearn": "scikit-learn"}
@@ -314,16 +316,52 @@ fresh kernel of its own (a few seconds; the first check of a notebook takes abou
 the file **as saved**: save first (Ctrl+S), unsaved edits are not graded. Your progress over every notebook is
 in `00_progress.ipynb` at the top of your work folder.'''
 
-SELFCHECK = '''# Self-check: grades the saved file in a separate, sandboxed process. This kernel never sees the hidden tests.
+def course_version() -> str:
+    """The course's version (pyproject.toml): the tag a release pushes as v<version>, which Colab installs."""
+    return re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+
+
+# On Colab the check cell installs the grader from the repository at this notebook's version (editable: the
+# course's source notebooks, syllabus and settings sit beside the package, where autograder/course.py finds them;
+# a wheel would put the package alone in site-packages). PTLAB_GRADER names another copy (a local checkout, for
+# the offline tests; pip's own PIP_NO_INDEX and PIP_FIND_LINKS then keep the install off the network).
+GRADER = (f"git+https://github.com/{COLAB_OWNER}/{COLAB_REPO}@v{course_version()}#egg={COURSE}")
+
+SELFCHECK = f'''# Self-check: grades the saved file in a separate, sandboxed process. This kernel never sees the hidden tests.
 import importlib.util
 import os
+import sys
 
+GRADER = "{GRADER}"
+on_colab = "google.colab" in sys.modules
 if os.environ.get("PTLAB_GRADING"):
     pass  # the grader is running this notebook: nothing to check here
-elif importlib.util.find_spec("autograder") is None:
-    print("The course's grader is not installed here (Colab?): the visible tests above are what runs. "
+elif importlib.util.find_spec("autograder") is None and not on_colab:
+    print("The course's grader is not installed here: the visible tests above are what runs. "
           "For the hidden tests too, clone the course and run `make lab`.")
 else:
-    from autograder.selfcheck import check_this_notebook
+    if importlib.util.find_spec("autograder") is None:  # Colab: once per runtime, this course's version
+        import site
+        import subprocess
+        import sysconfig
+        import tempfile
+        import time
 
-    check_this_notebook()'''
+        from IPython.display import display
+
+        log, started = tempfile.TemporaryFile(), time.monotonic()
+        pip = subprocess.Popen([sys.executable, "-m", "pip", "install", "-q", "--src", os.path.expanduser("~/.ptlab"),
+                                "-e", os.environ.get("PTLAB_GRADER", GRADER)], stdout=log, stderr=log)
+        line = display({{"text/plain": "Installing the course's grader ..."}}, raw=True, display_id=True)
+        while pip.poll() is None:
+            time.sleep(1)
+            line.update({{"text/plain": f"Installing the course's grader ... {{time.monotonic() - started:.0f}} s"}}, raw=True)
+        log.seek(0)
+        said = log.read().decode(errors="replace").strip().splitlines()
+        line.update({{"text/plain": "Installed the course's grader." if pip.returncode == 0 else
+                     "Could not install the course's grader, so only the visible tests above ran: " + (said or ["?"])[-1]}}, raw=True)
+        site.addsitedir(sysconfig.get_path("purelib"))  # pip's editable install is found through a .pth file
+    if importlib.util.find_spec("autograder") is not None:
+        from autograder.selfcheck import check_on_colab, check_this_notebook
+
+        check_on_colab() if on_colab else check_this_notebook()'''
