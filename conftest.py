@@ -75,6 +75,8 @@ def pytest_xdist_make_scheduler(config, log):
 # Nothing outlives the suite (tests/leftovers.py): the controller gives the session a temporary folder and a
 # mark in the environment that every worker, grader and kernel inherits, and checks both at the very end.
 def pytest_configure(config):
+    config.addinivalue_line("markers", "under_load: long, grades beside CPU burners; only with -m under_load "
+                                       "(make test-load)")
     if hasattr(config, "workerinput") or os.environ.get("PTLAB_SUITE_ID"):
         return  # an xdist worker (or a suite inside a suite): the controller checks
     from tests.leftovers import SUITE_MARK

@@ -1,14 +1,22 @@
-"""The load test's own instruments: a memory figure that covers the whole process tree, and a class that
-fails the bench when any notebook is scored wrongly."""
+"""The bench's own instruments: a memory figure that covers the whole process tree, a class that fails the bench
+when any notebook is scored wrongly, burners that never outlive their run, the notebooks a run is narrowed to,
+the check-time lines, and the floor under class grading."""
 
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
-from ci.bench import TreeMemory
+import pytest
+
+from ci.class_bench import TreeMemory
 from ci.classes import expected_scores
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_memory_is_sampled_across_the_whole_process_tree():
@@ -61,3 +69,77 @@ def test_the_suite_figure_is_split_per_notebook(tmp_path):
         '<testcase classname="tests.test_layout" name="test_no_circles" time="9.0"/>'
         '</testsuite></testsuites>')
     assert seconds_per_notebook(report) == {"junior/01_tensors_and_memory": 1.75, "senior/20_triton_kernels": 3.0}
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def test_burners_run_during_the_block_and_are_gone_after_it_even_after_an_error():
+    from ci.burners import burning, count
+
+    assert count(2) == 2 * os.cpu_count()
+    with pytest.raises(RuntimeError), burning(0.5) as procs:
+        assert procs and all(p.poll() is None for p in procs), "the burners were not running inside the block"
+        raise RuntimeError("a failure inside the block")
+    assert all(p.poll() is not None for p in procs), "a burner outlived the block that ended in an error"
+
+
+def test_burners_leave_when_their_parent_is_killed_outright():
+    # no `finally` runs in a parent that exits at once: each burner notices its parent is gone
+    code = ("import os; from ci.burners import burning; procs = burning(0.5).__enter__(); "
+            "print(' '.join(str(p.pid) for p in procs), flush=True); os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    pids = [int(p) for p in done.stdout.split()]
+    assert pids, f"the parent started no burner: {done.stderr}"
+    deadline = time.monotonic() + 30
+    while any(map(_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(map(_running, pids)), "burners still ran 30 s after their parent was killed"
+
+
+def test_the_bench_runs_on_the_notebooks_named_and_refuses_an_unknown_name():
+    from autograder.course import source_notebooks
+    from ci.bench import pick
+
+    chosen = pick(source_notebooks(), "junior/02, mid/16")
+    assert [f"{p.parent.name}/{p.stem}" for p in chosen] == ["junior/02_autograd_basics",
+                                                             "mid/16_llama_block_and_tiny_lm"]
+    assert pick(source_notebooks(), None) == source_notebooks()
+    with pytest.raises(SystemExit, match="junior/99"):
+        pick(source_notebooks(), "junior/02,junior/99")
+
+
+def test_check_rows_name_the_slowest_notebook_and_count_slow_checks():
+    from ci.latency import check_rows
+
+    first = {"junior/01_a": 20.0, "junior/02_b": 70.0, "mid/01_c": 5.0}
+    later = {"junior/01_a": 4.0, "junior/02_b": 12.0, "mid/01_c": 2.0}
+    rows = dict(check_rows("one-off", first, later))
+    assert rows["self-check, junior, one-off: first check / later median"] == "45.0 s / 8.0 s"
+    assert rows["self-check, one-off: slowest notebook (first / later)"] == "junior/02_b 70.0 s / 12.0 s"
+    assert rows["self-check, one-off: checks over 15 s / over 60 s"] == "2 / 1 of 6"
+
+
+def test_the_floor_takes_the_class_mix_of_blank_and_reference_hand_ins(tmp_path):
+    from ci.floor import Floor, class_handins
+
+    picked = class_handins("junior", 4, tmp_path)
+    assert [p.parent.parent.name for p in picked] == ["student000", "student001"] * 2  # blank, reference, ...
+    assert len({p.name for p in picked}) == 4, "each hand-in of the floor should be a different notebook"
+    assert Floor(handins=12, references=6, seconds=10.0, cores=2, failed=[]).per_minute == pytest.approx(144.0)
+
+
+@pytest.mark.kernel
+def test_the_floor_runs_every_cell_of_its_hand_ins_in_one_kernel(tmp_path):
+    from ci.floor import class_handins, floor
+
+    low = floor(class_handins("junior", 2, tmp_path))  # junior/01 blank, junior/02 the reference
+    assert (low.handins, low.references) == (2, 1)
+    assert low.failed == [], f"the reference hand-in raised in the floor's kernel: {low.failed}"
+    assert low.seconds > 0
