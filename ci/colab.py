@@ -9,7 +9,12 @@
 2. Runs every solved notebook there with papermill (CPU, FAST), as ci/run_notebooks.py does locally.
 3. Runs every student notebook of release/ with the reference's answers put in its answer cells: what a Colab
    learner with a correct answer sees, visible tests included.
-Writes ci/out/colab/report.json (versions, each notebook's result) and exits non-zero naming what failed.
+4. The check cell's Colab branch (issue 37): in a throw-away environment over the Colab one, a kernel with a
+   stand-in google.colab runs the template's check cell on one notebook, blank and solved: the cell installs the
+   grader from a snapshot of this commit with pip off the network (PIP_NO_INDEX; what Colab's runtime lacks comes
+   from a folder of wheels downloaded once, ~/.cache/ptlab/colab-grader-wheels-<key>) and grades it.
+Writes ci/out/colab/report.json (versions, each notebook's result, the check cell's) and exits non-zero naming
+what failed.
 `make test` stays on the local versions; this is for maintainers (README, "Colab").
 """
 
@@ -123,6 +128,101 @@ def colab_check(in_browser: Path, cell: str, cwd: Path, timeout: int = 1200) -> 
     return "\n".join(shown)
 
 
+GRADER_NOTEBOOK = "junior/01_tensors_and_memory"  # the check cell's run: a quick notebook
+
+
+def overlay(py: Path, where: Path) -> Path:
+    """A venv at `where` that sees the Colab environment's packages after its own (a .pth line): the grader
+    installs into it, and the Colab environment stays as Colab ships it. Returns its python."""
+    subprocess.run([str(py), "-m", "venv", str(where)], check=True)
+    below = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    mine = subprocess.run([str(where / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(mine, "ptlab-colab-runtime.pth").write_text(below + "\n")
+    return where / "bin" / "python"
+
+
+def grader_wheels(py: Path, snapshot: Path) -> Path:
+    """Wheels of what installing the grader adds to Colab's runtime (and setuptools, its build backend),
+    downloaded once per dependency list: the install itself then runs with --no-index."""
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + PINS.read_bytes()
+                         + SETUP_INSTALLS.read_bytes()).hexdigest()[:12]
+    house = Path.home() / ".cache" / "ptlab" / f"colab-grader-wheels-{key}"
+    if (house / ".done").exists():
+        return house
+    shutil.rmtree(house, ignore_errors=True)
+    report = house / "report.json"
+    house.mkdir(parents=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--dry-run", "--report", str(report), "-e",
+                    str(snapshot)], check=True)
+    urls = [item["download_info"]["url"] for item in json.loads(report.read_text())["install"]
+            if item["metadata"]["name"] != "pytorch-interview-lab"]
+    subprocess.run([str(py), "-m", "pip", "download", "-q", "--no-deps", "-d", str(house), "setuptools>=68", *urls],
+                   check=True)
+    (house / ".done").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+    return house
+
+
+def grader_check(py: Path, tmp: Path) -> dict:
+    """The check cell's Colab branch, blank and solved, with the grader installed off the network."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT))
+    from autograder.authoring import template
+    from autograder.authoring.build import refresh
+    from autograder.course import SOURCE_DIR, release_path
+
+    snapshot = tmp / "snapshot"  # the commit a tag would name: what Colab's pip gets
+    snapshot.mkdir()
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(snapshot)], input=archive, check=True)
+    where = overlay(py, tmp / "overlay")
+    house = grader_wheels(where, snapshot)
+    source = SOURCE_DIR / f"{GRADER_NOTEBOOK}.ipynb"
+    for name, path in (("blank", release_path(source)), ("solved", source)):
+        nb = nbformat.read(str(path), as_version=4)
+        refresh(nb)
+        nbformat.write(nb, str(tmp / f"{name}.ipynb"))
+    (tmp / "cell.py").write_text(template.SELFCHECK)
+    (tmp / "home").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # PTLAB_SANDBOX=limits: no namespaces, as in a container that refuses unshare (the fence's file system would
+    # hold the venv and Python, not the Colab environment its .pth line reaches).
+    env.update(PTLAB_GRADER=str(snapshot), PIP_NO_INDEX="1", PIP_FIND_LINKS=str(house), PTLAB_FAST="1",
+               PTLAB_SANDBOX="limits",
+               PTLAB_CACHE_DIR=str(tmp / "cache"), HOME=str(tmp / "home"), PYTHONNOUSERSITE="1",
+               PATH=f"{where.parent}{os.pathsep}{env.get('PATH', '')}", MPLBACKEND="Agg",
+               JUPYTER_PATH=str(where.parent.parent / "share" / "jupyter"))
+    subprocess.run([str(where), str(Path(__file__).resolve()), "--inside-check", str(tmp)], cwd=tmp, env=env,
+                   check=True)
+    shown = json.loads((tmp / "shown.json").read_text())
+    return {"notebook": GRADER_NOTEBOOK, "shown": shown}
+
+
+def run_check_cells(tmp: Path) -> None:
+    """In the throw-away environment: the check cell on the blank notebook (it installs the grader), then on
+    the solved one (already installed)."""
+    cell = (tmp / "cell.py").read_text()
+    shown = {name: colab_check(tmp / f"{name}.ipynb", cell, tmp) for name in ("blank", "solved")}
+    (tmp / "shown.json").write_text(json.dumps(shown, indent=2))
+
+
+def check_verdict(result: dict) -> list[str]:
+    """What is wrong with the check cell's run; nothing when the grader installed and graded both."""
+    import re
+
+    wrong = []
+    if "Installed the course's grader." not in result["shown"]["blank"]:
+        wrong.append("the check cell did not install the grader")
+    scores = {k: re.findall(r"score ([0-9.]+)/([0-9.]+)", v) for k, v in result["shown"].items()}
+    if not scores["blank"] or float(scores["blank"][-1][0]) != 0:
+        wrong.append(f"the blank notebook should score 0: {scores['blank']}")
+    if not scores["solved"] or scores["solved"][-1][0] != scores["solved"][-1][1]:
+        wrong.append(f"the solved notebook should score full marks: {scores['solved']}")
+    return wrong
+
+
 def run_inside(workers: int, notebooks: list[str]) -> int:
     """In the Colab environment: the solved notebooks, then the release with the reference's answers."""
     sys.path.insert(0, str(ROOT))
@@ -146,11 +246,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--check-only", action="store_true", help="only the check cell's Colab branch (step 4)")
     ap.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)  # run by main in the environment
+    ap.add_argument("--inside-check", default=None, help=argparse.SUPPRESS)  # run by grader_check
     ap.add_argument("notebooks", nargs="*", help="tier/NN_name (default: all)")
     args = ap.parse_args(argv)
     if args.inside:
         return run_inside(args.workers, args.notebooks)
+    if args.inside_check:
+        run_check_cells(Path(args.inside_check))
+        return 0
 
     python, note = colab_python()
     py = build(python)
@@ -165,11 +270,18 @@ def main(argv: list[str] | None = None) -> int:
     # The kernel papermill starts must be the environment's own: its bin first on PATH, its kernelspec only.
     env.update(PATH=f"{py.parent}{os.pathsep}{env.get('PATH', '')}", PTLAB_FAST="1", MPLBACKEND="Agg",
                JUPYTER_PATH=str(py.parent.parent / "share" / "jupyter"), PYTHONNOUSERSITE="1")
-    code = subprocess.run([str(py), str(Path(__file__).resolve()), "--inside", "--workers", str(args.workers),
-                           *args.notebooks], cwd=ROOT, env=env).returncode
+    code = 0 if args.check_only else subprocess.run(
+        [str(py), str(Path(__file__).resolve()), "--inside", "--workers", str(args.workers), *args.notebooks],
+        cwd=ROOT, env=env).returncode
     results = json.loads((OUT / "results.json").read_text()) if (OUT / "results.json").exists() else []
+    with tempfile.TemporaryDirectory(prefix="ptlab-colab-check-") as tmp:
+        check = grader_check(py, Path(tmp))
+    wrong = check_verdict(check)
+    print(f"ci-colab: check cell on {check['notebook']}: " + ("installed the grader offline, blank 0, solved full marks"
+                                                             if not wrong else "; ".join(wrong)))
+    code = code or (1 if wrong else 0)
     report = {"date": time.strftime("%Y-%m-%d"), "note": note, "versions": found,
-              "wall_seconds": round(time.perf_counter() - t0, 1), "results": results}
+              "wall_seconds": round(time.perf_counter() - t0, 1), "results": results, "check_cell": check}
     (OUT / "report.json").write_text(json.dumps(report, indent=2))
     for kind in ("solved", "release"):
         mine = [r for r in results if r["kind"] == kind]

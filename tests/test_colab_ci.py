@@ -60,3 +60,23 @@ def test_what_a_setup_cell_installs_on_colab_is_installed_in_the_colab_environme
                     assert wanted <= listed, (
                         f"{source.parent.name}/{source.stem} installs {sorted(wanted - listed)} on Colab: "
                         "list them in ci/colab-setup-installs.txt")
+
+
+def test_the_check_cells_run_fails_unless_the_grader_installed_and_scored_blank_zero_and_solved_full():
+    installed = "Installed the course's grader.\n"
+    good = {"notebook": colab.GRADER_NOTEBOOK, "shown": {"blank": installed + "score 0/21 (autograded cells)",
+                                                        "solved": "score 21/21 (autograded cells)"}}
+    assert colab.check_verdict(good) == []
+    not_installed = {"notebook": "x", "shown": {"blank": "Could not install the course's grader, so only the visible "
+                                                         "tests above ran: ERROR: no matching distribution",
+                                                "solved": "score 21/21"}}
+    assert any("did not install" in w for w in colab.check_verdict(not_installed))
+    assert any("score 0" in w for w in colab.check_verdict(not_installed)), "no score line is no score of 0"
+    half = {"notebook": "x", "shown": {"blank": installed + "score 0/21", "solved": "score 19/21"}}
+    assert any("full marks" in w for w in colab.check_verdict(half))
+
+
+def test_the_stand_in_colab_is_where_the_check_cells_run_puts_it_first_on_sys_path():
+    assert (colab.STANDIN / "google" / "colab" / "_message.py").is_file()
+    assert not (colab.STANDIN / "google" / "__init__.py").exists(), \
+        "google must stay a namespace package, or it would hide google.protobuf beside it"
