@@ -16,6 +16,9 @@ c.CourseDirectory.feedback_directory = "feedback"
 # nbgrader's exchange (release_assignment, collect) inside the course, not /usr/local/share: no root needed,
 # and formgrader does not warn that it is missing (nbgrader creates it on first use; git ignores it).
 c.Exchange.root = os.path.join(HERE, "exchange")
+# Students get an assignments.yaml assignment without the .gitignore that keeps its folders out of the
+# course's git (autograder/classroom/exchange.py).
+c.ExchangeFactory.release_assignment = "autograder.classroom.exchange.ReleaseAssignment"
 
 # Late work (nbgrader's plugin; due dates: assignments.yaml). 'none' records lateness without a penalty,
 # 'zero' gives a late notebook 0; a plugin class of your own can subtract per hour late.

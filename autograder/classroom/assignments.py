@@ -111,7 +111,7 @@ def notebook_id(tier: str, stem: str) -> str:
 MADE = "# made from assignments.yaml for nbgrader (python -m autograder's assignments); not committed\n*\n"
 
 
-def _made_here(folder: Path) -> bool:
+def made_here(folder: Path) -> bool:
     mark = folder / ".gitignore"
     try:
         return mark.is_file() and mark.read_text().startswith(MADE.splitlines()[0])
@@ -141,7 +141,7 @@ def as_nbgrader_folders(root: Path | None = None) -> list[str]:
     source = root / course.SOURCE_DIR.name
     listed = load(root)
     for folder in sorted(source.iterdir()) if source.is_dir() else []:
-        if folder.name not in listed and folder.is_dir() and not folder.is_symlink() and _made_here(folder):
+        if folder.name not in listed and folder.is_dir() and not folder.is_symlink() and made_here(folder):
             _remove(folder)
     made = []
     for name, ids in listed.items():
@@ -149,7 +149,7 @@ def as_nbgrader_folders(root: Path | None = None) -> list[str]:
             continue  # a tier has its folder; a name that is no plain folder name is left to the instructor
         folder = source / name
         mark = folder / ".gitignore"
-        if folder.exists() and not _made_here(folder):
+        if folder.exists() and not made_here(folder):
             continue
         folder.mkdir(exist_ok=True)
         mark.write_text(MADE)

@@ -20,7 +20,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from autograder.classroom import assignments, late, scores, summary
+from autograder.classroom import assignments, exchange, late, scores, summary
 from autograder.classroom import jobs as _jobs
 from autograder.classroom.jobs import FIELDS, Job, discover, grade_one, sha
 from autograder.course import GradingInputError, pin_threads
@@ -197,6 +197,8 @@ def grade_class(submitted: Path, workers: int = 2, out: Path = Path("grades.csv"
     _write_csv(out, list(rows.values()))
     if feedback:
         _refresh_feedback(rows, shown, feedback, autograded)
+    for student, name, folder in sorted({(j.student, j.tier, j.path.parent) for j in jobs}):
+        exchange.carry(folder, *(d / student / name if d else None for d in (feedback, autograded)))
     print(summary.text(graded, skipped, rows.values(), out, len(strays)), file=sys.stderr)
     return 0
 
