@@ -14,25 +14,36 @@ from autograder.course import GradingInputError
 
 
 def cmd_check(args) -> int:
-    import shutil
-
     if args.format == "github-classroom":
         return _check_for_github_classroom(args)
-    from autograder.learner import check_client, check_server
+    from autograder.learner import check_client
 
     options = dict(as_json=args.json, record=args.record, timeout=args.timeout, finish=args.finish,
                    progress=_progress_lines if args.progress else None)
-    got = check_client.ask(args.notebook, **options) if check_client.wanted() else None
+    if args.json or args.progress:  # a program reads the answer: nothing else on stdout
+        got = _graded(args.notebook, options)
+    else:  # make check: the self-check's live line (running cell, seconds) while it grades
+        with check_client.terminal_line(args.notebook) as progress:
+            got = _graded(args.notebook, dict(options, progress=progress))
+    code, out, err = got
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    return code
+
+
+def _graded(notebook: str, options: dict) -> tuple[int, str, str]:
+    import shutil
+
+    from autograder.learner import check_client, check_server
+
+    got = check_client.ask(notebook, **options) if check_client.wanted() else None
     if got is None:
         from autograder.isolation import sandbox, zygote
 
         if sandbox.enabled() and shutil.which("unshare"):
             zygote.prestart()  # its imports run while nbgrader's load here
-        got = check_server.run(args.notebook, **options)
-    code, out, err = got
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return code
+        got = check_server.run(notebook, **options)
+    return got
 
 
 def _check_for_github_classroom(args) -> int:

@@ -15,7 +15,7 @@
    from a folder of wheels downloaded once, ~/.cache/ptlab/colab-grader-wheels-<key>) and grades it.
 Writes ci/out/colab/report.json (versions, each notebook's result, the check cell's) and exits non-zero naming
 what failed.
-`make test` stays on the local versions; this is for maintainers (README, "Colab").
+`make test` stays on the local versions; this is for maintainers (docs/colab.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The review queue (issue 23, item 4) and mastery that weighs how a pass came (item 5).
 
-The schedule rules are the ones documented in autograder/learner/review.py and the README."""
+The schedule rules are the ones documented in autograder/learner/review.py and docs/studying.md."""
 
 from __future__ import annotations
 
