@@ -101,3 +101,13 @@ def test_day_one_says_where_to_start_in_words(tmp_path):
     assert "Start here: junior/01_" in plan_html(result)
     result["review"]["start_here"] = ""
     assert "Start here" not in plan_text(result) + plan_html(result)
+
+
+def test_on_colab_full_marks_names_no_make_command(tmp_path, monkeypatch):
+    # Colab has no Makefile and no work folder: `make review` or the solution command would send the learner nowhere.
+    src = next(iter(next_steps.source_notebooks("junior")))
+    monkeypatch.setitem(next_steps.sys.modules, "google.colab", object())
+    lines = next_steps.after(tmp_path / "junior" / src.name, src, 3, 3)
+    assert lines and lines[0].startswith("Full marks."), lines
+    assert not any("make " in line or "python -m autograder" in line for line in lines), (
+        f"on Colab the lines after full marks should name no make or grader command: {lines}")
