@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -25,30 +26,43 @@ SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root on its Ubuntu image, when it builds the autograder: the course's Python
 # environment in /autograder/venv, then one run of each reference solution, so that the reports every
 # submission is compared with are cached in the image and no student waits for them.
+# (PTLAB_AUTOGRADER_ROOT stands in for /autograder, as in run_autograder: a local try of an offline image.)
 set -euo pipefail
-cd /autograder/source
+ROOT="${{PTLAB_AUTOGRADER_ROOT:-/autograder}}"
+cd "$ROOT/source"
 export DEBIAN_FRONTEND=noninteractive
 # Only what the image lacks (an offline image that has Python's venv and unshare needs no package list).
 if ! python3 -m venv --help > /dev/null 2>&1 || ! command -v unshare > /dev/null; then
     apt-get update -qq
     apt-get install -y -qq python3 python3-venv python3-pip util-linux > /dev/null
 fi
-python3 -m venv /autograder/venv
-PIP=/autograder/venv/bin/pip
+python3 -m venv "$ROOT/venv"
+PIP="$ROOT/venv/bin/pip"
 # An offline image: wheels/ beside this script (bundle --wheels DIR put them there), or PTLAB_WHEELS, holds
-# every wheel; pip then reads nothing but that folder.
-WHEELS="${{PTLAB_WHEELS:-/autograder/source/wheels}}"
+# every wheel; pip then reads that folder alone: no index, and neither the image's pip configuration nor PIP_*
+# variables (a find-links, an index mirror or a constraints file there would bring in other files).
+WHEELS="${{PTLAB_WHEELS:-$ROOT/source/wheels}}"
+from_wheels() {{
+    if ! PIP_CONFIG_FILE=/dev/null "$PIP" --isolated install -q --no-index --find-links "$WHEELS" "$@"; then
+        echo "setup.sh: the wheel cache $WHEELS lacks a wheel this course needs (pip names it above): build" \\
+             "the cache with pip wheel on this image's Python, then bundle gradescope --wheels DIR again" >&2
+        exit 1
+    fi
+}}
 if [ -d "$WHEELS" ]; then
-    $PIP install -q --no-index --find-links "$WHEELS" {torch}
-    $PIP install -q --no-index --find-links "$WHEELS" {deps}
+    from_wheels {torch}
+    from_wheels {deps}
 else
     $PIP install -q --upgrade pip
     $PIP install -q {torch} --index-url https://download.pytorch.org/whl/cpu
     $PIP install -q {deps}
 fi
-for nb in notebooks/*/*.ipynb; do
-    /autograder/venv/bin/python -m autograder check "$nb" > /dev/null || true
-done
+# The grader in source/ belongs to the environment: its kernel launcher starts in a scratch folder, not here.
+"$ROOT/venv/bin/python" -c 'import site, sys; open(site.getsitepackages()[0] + "/ptlab-grader.pth", "w").write(sys.argv[1])' \\
+    "$ROOT/source"
+if [ "${{PTLAB_SETUP_INSTALL_ONLY:-}}" = 1 ]; then exit 0; fi  # a try of the install alone, with stand-in wheels
+"$ROOT/venv/bin/python" -c 'import sys; from autograder.classroom.gradescope import warm; sys.exit(warm(sys.argv[1:]))' \\
+    notebooks/*/*.ipynb
 """
 
 RUN = """#!/usr/bin/env bash
@@ -91,6 +105,22 @@ def run(root: Path, tier: str, notebooks: list[str] | None, visibility: str, tim
     return out
 
 
+def warm(paths: list[str]) -> int:
+    """setup.sh's last step: each source notebook's reference reports, computed once into the image's cache so
+    that no student waits for them. 1, saying why, when a reference does not pass its own tests in this image
+    (every submission would get 0 there)."""
+    from autograder.course import GradingInputError
+    from autograder.pipeline import cells, expected
+
+    for path in map(Path, paths):
+        try:
+            expected.Reference(path).reports(cells.read(path))
+        except GradingInputError as e:
+            print(f"setup.sh: {e}", file=sys.stderr)
+            return 1
+    return 0
+
+
 def bundle(tier: str, notebooks: list[str] | None, visibility: str, out: Path, wheels: Path | None = None) -> list[str]:
     """Writes the zip (with `wheels`' *.whl files under wheels/, for setup.sh offline); returns the names of
     the notebooks it grades."""
@@ -116,7 +146,6 @@ def dry_run(zip_path: Path, handins: Path, timeout: int = 1800) -> list[tuple[st
     import os
     import shutil
     import subprocess
-    import sys
     import tempfile
 
     handins = Path(handins)
