@@ -29,6 +29,10 @@ while os.getppid() == parent:
 """
 
 
+# How long a command interrupted with Ctrl+C may take to stop (pytest ends its workers) before it is terminated.
+GRACE_S = 30
+
+
 def count(per_core: float) -> int:
     """How many burners `per_core` busy processes per core means on this machine."""
     return max(0, round(per_core * (os.cpu_count() or 1)))
@@ -64,10 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         child = subprocess.Popen(command)
         try:
             return child.wait()
-        except KeyboardInterrupt:  # the command, in the same process group, got the Ctrl+C too: let it stop
-            child.wait()
+        except KeyboardInterrupt:  # in a terminal the command got the Ctrl+C too: it has a while to stop
+            for p in procs:  # the load goes at once
+                p.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=GRACE_S)
             return 130
-
+        finally:
+            if child.poll() is None:  # past its grace, or a second Ctrl+C
+                child.terminate()
+                child.wait()
 
 if __name__ == "__main__":
     raise SystemExit(main())

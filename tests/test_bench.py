@@ -73,10 +73,11 @@ def test_the_suite_figure_is_split_per_notebook(tmp_path):
 
 def _running(pid: int) -> bool:
     """Alive and not a zombie waiting for its reaper."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
 
 
@@ -143,3 +144,29 @@ def test_the_floor_runs_every_cell_of_its_hand_ins_in_one_kernel(tmp_path):
     assert (low.handins, low.references) == (2, 1)
     assert low.failed == [], f"the reference hand-in raised in the floor's kernel: {low.failed}"
     assert low.seconds > 0
+
+
+def test_the_burner_wrapper_returns_its_commands_code_and_leaves_no_burner():
+    from ci.burners import main
+
+    assert main(["--per-core", "0.5", "--", sys.executable, "-c", "import sys; sys.exit(3)"]) == 3
+
+
+def test_ctrl_c_on_the_burner_wrapper_ends_its_burners_and_its_command():
+    import signal
+
+    code = "import os, sys, time; print(os.getpid(), flush=True); time.sleep(300)"
+    wrapper = subprocess.Popen([sys.executable, "-m", "ci.burners", "--per-core", "0.5", "--", sys.executable, "-c",
+                                code], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert "burners:" in wrapper.stdout.readline()
+    command = int(wrapper.stdout.readline())  # the command runs: its pid
+    import psutil
+
+    burners = [c.pid for c in psutil.Process(wrapper.pid).children() if c.pid != command]
+    assert burners, "the wrapper started no burner"
+    wrapper.send_signal(signal.SIGINT)
+    wrapper.send_signal(signal.SIGINT)  # a second Ctrl+C: no grace for the command either
+    assert wrapper.wait(timeout=60) in (130, -signal.SIGINT), "the wrapper did not stop on Ctrl+C"
+    assert not [p for p in burners + [command] if _running(p)], "a burner or the command outlived the Ctrl+C"
+
