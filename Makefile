@@ -123,6 +123,12 @@ bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS
 learner-times: setup ## the learner's waits in seconds, for the README: the first make lab in a fresh clone, then each command (a quiet machine; TIMES_ARGS="--only review")
 	@$(PY) ci/learner_times.py $(TIMES_ARGS)
 
+gradescope-offline: setup ## maintainers: Gradescope's setup.sh from a real wheel cache with no network, then run_autograder on a hand-in (~400 MB of wheels, a few minutes)
+	@mkdir -p .ptlab-cache/gradescope-wheels
+	@$(PY) -c "from autograder.classroom.course_copy import dependencies as d; t, r = d(); print(t, *r, sep='\n')" > .ptlab-cache/gradescope-requirements.txt
+	@$(PY) -m pip wheel -q -w .ptlab-cache/gradescope-wheels -r .ptlab-cache/gradescope-requirements.txt 2>&1 | { $(QUIET_PIP); }
+	@PTLAB_GRADESCOPE_WHEELS="$(CURDIR)/.ptlab-cache/gradescope-wheels" $(PY) -m pytest -q -n 0 tests/test_gradescope_offline.py
+
 hooks: setup ## install the pre-commit hooks (ruff, notebook conventions, release freshness, import layout)
 	@$(VENV)/bin/pre-commit install
 
@@ -130,4 +136,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench learner-times hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench learner-times gradescope-offline hooks lint
