@@ -81,6 +81,11 @@ test: setup setup-triton ## lint, unit tests, the grading contract of every note
 	@$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -q -p no:cacheprovider \
 	  --nbval-lax tests notebooks
 
+test-load: setup setup-triton ## the suite with two busy processes per core beside it, then every solved notebook graded with full marks under that load (long; PTLAB_UNDER_LOAD_NOTEBOOKS=junior/02,mid/16 narrows the second part)
+	@$(PY) -m ci.burners --per-core 2 -- $(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder -q \
+	  -p no:cacheprovider --nbval-lax tests notebooks
+	@$(PY) -m pytest -n 0 -q -p no:cacheprovider -m under_load tests/test_under_load.py
+
 interview: setup ## a mock interview: make interview LEVEL=mid MINUTES=45 [TOPICS=llm|M31,M32] [SEED=7] (work/interviews/)
 	@$(PY) -m autograder interview --level $(if $(LEVEL),$(LEVEL),mid) --minutes $(if $(MINUTES),$(MINUTES),45) \
 	  $(if $(TOPICS),--topics "$(TOPICS)") $(if $(SEED),--seed $(SEED))
@@ -117,7 +122,7 @@ ci-cuda: setup ## run every solved notebook with papermill on CUDA (fails withou
 ci-colab: setup ## before a release: every solved and every student notebook on Colab's versions (ci/colab-runtime.txt; builds its environment once in ~/.cache/ptlab, ~3 GB)
 	@$(PY) ci/colab.py --workers $(WORKERS)
 
-bench: setup ## timing figures; the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
+bench: setup ## timing figures (BENCH_ARGS: --notebooks junior/02,mid/16, --load 2, --skip-class ...); the 200-student load test: make bench BENCH_ARGS="--students 200 --skip-curriculum --skip-check --baseline-students 10"
 	@$(PY) ci/bench.py $(BENCH_ARGS)
 
 learner-times: setup ## the learner's waits in seconds, for the README: the first make lab in a fresh clone, then each command (a quiet machine; TIMES_ARGS="--only review")
@@ -136,4 +141,4 @@ lint: setup ## the notebook conventions and ruff
 	@$(PY) -m autograder lint
 	@$(VENV)/bin/ruff check autograder ci tests notebooks
 
-.PHONY: help setup setup-triton release lab workdir progress test check grade teach interview review ci-cpu ci-cuda ci-colab bench learner-times gradescope-offline hooks lint
+.PHONY: help setup setup-triton release lab workdir progress test test-load check grade teach interview review ci-cpu ci-cuda ci-colab bench learner-times gradescope-offline hooks lint
