@@ -5,6 +5,14 @@ hand-in cannot be graded at all, so that the student loses no attempt over an un
 
 The entrypoint (`python -m autograder grade-in prairielearn --root /grade --tier T --notebooks NN`) runs in
 an image with the course's environment and a copy of the course, as Gradescope's run_autograder does.
+
+The image's python3 has the course's dependencies but not the grader, which PrairieLearn mounts with the
+course (serverFilesCourse/ptlab). run.sh exports that folder as PYTHONPATH: every process of the grading
+imports `autograder` from it wherever it starts, the kernel launcher above all, which starts in its scratch
+folder (with only a `cd`, every hand-in failed there with "No module named autograder"). PYTHONPATH is on
+the kernels' allow-list (isolation/environment.py), and no image needs building again for it. In the
+sandbox a kernel's user cannot read the course, so the kernel itself finds nothing there, and needs nothing.
+PTLAB_GRADE_ROOT stands in for /grade (a local try; tests/test_platform_imports.py).
 """
 
 from __future__ import annotations
@@ -26,7 +34,14 @@ RUN pip install --no-cache-dir {torch} --index-url https://download.pytorch.org/
 """
 RUN = """#!/usr/bin/env bash
 # PrairieLearn's entrypoint for a {tier} notebook question: the student's file is in /grade/student.
-cd /grade/serverFilesCourse/ptlab && python3 -m autograder grade-in prairielearn --root /grade --tier {tier} "$@"
+set -euo pipefail
+ROOT="${{PTLAB_GRADE_ROOT:-/grade}}"
+COURSE="$ROOT/serverFilesCourse/ptlab"
+# The image has the course's dependencies, not the grader: every process of the grading imports it from here,
+# wherever it starts (the kernel launcher starts in its scratch folder).
+export PYTHONPATH="$COURSE${{PYTHONPATH:+:$PYTHONPATH}}"
+cd "$COURSE"
+exec python3 -m autograder grade-in prairielearn --root "$ROOT" --tier {tier} "$@"
 """
 QUESTION = """<pl-question-panel>
   <p>Upload your <code>{name}</code> (File, Download in JupyterLab). It is graded against the full test
