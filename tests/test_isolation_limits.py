@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from autograder.isolation import cgroup, sandbox
+from autograder.isolation import cgroup, environment, sandbox
 from tests.tiny_course import alive, cli, hand_ins
 
 pytestmark = [pytest.mark.kernel,
@@ -75,6 +75,7 @@ for pid in ("self", "1"):
     except OSError:
         pass
 needed = all(k in os.environ for k in ("PATH", "HOME", "PTLAB_TEST_MARK", "OMP_NUM_THREADS"))
+needed = needed and os.environ.get("OMP_WAIT_POLICY") == "PASSIVE"  # no spinning threads on a busy machine
 def double(x):
     return 2 * x if needed and not found else 0
 '''
@@ -119,6 +120,14 @@ def test_without_a_cgroup_the_init_caps_memory_and_disk_and_no_secret_reaches_th
     assert rows["disk"]["score"] == "0"
     assert (rows["secrets"]["score"], rows["secrets"]["status"]) == ("5", "ok"), \
         "the kernel saw a secret of the grader's environment, or missed what it needs"
+
+
+def test_a_kernels_openmp_threads_wait_passively_unless_the_grader_says_otherwise():
+    # Spinning OpenMP threads beside busy processes made a 0.5 s training loop take 27 s (issue 38).
+    assert environment.for_kernel({"PATH": "/bin"}).get("OMP_WAIT_POLICY") == "PASSIVE", (
+        "a kernel's environment should ask OpenMP to wait passively (OMP_WAIT_POLICY=PASSIVE)")
+    assert environment.for_kernel({"OMP_WAIT_POLICY": "ACTIVE"})["OMP_WAIT_POLICY"] == "ACTIVE", (
+        "a grader that sets OMP_WAIT_POLICY itself keeps its choice")
 
 
 def test_the_status_line_says_which_memory_cap_applies(monkeypatch):

@@ -17,7 +17,7 @@ ALLOWED = frozenset({
     "MPLBACKEND", "MPLCONFIGDIR", "TORCHINDUCTOR_CACHE_DIR",
     # thread counts: a grader that pins them (the suite, a busy server) pins its kernels too
     "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS", "TORCH_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "TORCH_NUM_THREADS", "OMP_WAIT_POLICY",
     "JPY_PARENT_PID",  # set by jupyter_client; the init and the fork server drop it again
 })
 PREFIXES = ("LC_", "PTLAB_")
@@ -27,7 +27,16 @@ def allowed(name: str) -> bool:
     return name in ALLOWED or name.startswith(PREFIXES)
 
 
+# OpenMP's threads spin while they wait for work by default. On a busy machine (a laptop running other things, a
+# class graded by several workers) the spinning threads take the cores the working ones need: 100 steps of a small
+# MLP took 27 s on 2 threads beside 4 busy processes on 2 cores, 0.5 s with passive waiting (2026-11-28, issue 38).
+WAIT_POLICY = "PASSIVE"
+
+
 def for_kernel(env: dict[str, str] | None = None) -> dict[str, str]:
-    """`env` (by default this process's) without anything off the allow-list."""
+    """`env` (by default this process's) without anything off the allow-list; OpenMP's threads wait passively
+    unless the grader says otherwise."""
     env = os.environ if env is None else env
-    return {k: v for k, v in env.items() if allowed(k)}
+    kept = {k: v for k, v in env.items() if allowed(k)}
+    kept.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    return kept
