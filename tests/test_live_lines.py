@@ -289,3 +289,20 @@ def test_make_check_in_a_terminal_names_the_running_cell_and_counts_seconds(fast
     assert any(r.startswith("Checking 01_tiny.ipynb: running ex1_double (cell 1 of 3)") and SECONDS.search(r)
                for r in redraws), redraws
     assert out.getvalue().endswith("\r"), "the line is cleared before the table"
+
+
+def test_make_release_counts_seconds_while_nbgrader_regenerates(monkeypatch, fast_ticks):
+    """`make lab` runs `make release` every time (about 15 s on 2 cores): it must not be a silence."""
+    import argparse
+
+    from autograder import cli
+    from autograder.authoring import release
+
+    monkeypatch.setattr(release, "generate", lambda: time.sleep(0.3))
+    out = TTY()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert cli.cmd_release(argparse.Namespace(check=False)) == 0
+    redraws = [r for r in out.getvalue().split("\r") if r.strip()]
+    assert any(r.startswith("release: regenerating") and SECONDS.search(r.rstrip()) for r in redraws), (
+        f"make release should show a line counting seconds while it regenerates: {redraws}")
+    assert out.getvalue().rstrip().endswith("release: regenerated release/")
