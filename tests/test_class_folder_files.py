@@ -139,9 +139,16 @@ def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_a
     from autograder import course
     from autograder.classroom import gradescope, prairielearn
 
+    from autograder.isolation import sandbox
+
     src = make_course(tmp_path)
 
     monkeypatch.setattr(course, "SOURCE_DIR", tmp_path / "notebooks")
+    # An adapter's guard marks its whole process for the kernels it starts; in a test worker those marks must go
+    # with this test, or a later grader of the worker refuses its root kernel (test_isolation's batch without
+    # namespaces failed so in a fresh-clone run).
+    for mark in (sandbox.LONE, sandbox.REFUSE_ROOT):
+        monkeypatch.setenv(mark, "0")
     for platform, folder in (("gs-pipe", "submission"), ("pl-link", "student")):
         sub = tmp_path / platform / folder
         sub.mkdir(parents=True)
