@@ -112,15 +112,21 @@ STANDIN = ROOT / "tests" / "fixtures" / "colab_standin"  # google.colab as the c
 def colab_check(in_browser: Path, cell: str, cwd: Path, timeout: int = 1200) -> str:
     """The text the check cell `cell` leaves (each display as last updated), run in a fresh kernel of this
     Python as on Colab: the stand-in google.colab imported first, and `in_browser` the notebook its front end
-    holds. The kernel inherits this process's environment (PTLAB_GRADER, PIP_* for an offline install)."""
+    holds. The kernel gets this process's environment (PTLAB_GRADER, PIP_* for an offline install) as a learner's
+    Colab kernel would have it: never with the grader's PTLAB_GRADING mark (a grade run in this process sets it,
+    and the check cell then rightly does nothing), and with the stand-in's notebook named for it alone."""
     import nbformat
     from nbclient import NotebookClient
 
-    os.environ["PTLAB_STANDIN_NOTEBOOK"] = str(in_browser)
+    from autograder.course import GRADING_ENV
+
+    env = {k: v for k, v in os.environ.items() if k != GRADING_ENV}
+    env["PTLAB_STANDIN_NOTEBOOK"] = str(in_browser)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"import sys\nsys.path.insert(0, {str(STANDIN)!r})\nimport google.colab"),
                 nbformat.v4.new_code_cell(cell)]
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(cwd)}}).execute(env=env)
     shown = []
     for out in nb.cells[-1].outputs:
         shown.append(out.get("text") or out.get("data", {}).get("text/plain", "")

@@ -26,14 +26,6 @@ pytestmark = pytest.mark.kernel
 NOTEBOOK = ("junior", "01_tensors_and_memory")
 
 
-@pytest.fixture(autouse=True)
-def _a_learners_kernel(monkeypatch):
-    # The kernel inherits this process's environment. A grade run in-process earlier in this worker leaves
-    # PTLAB_GRADING set (pipeline/check.py marks its process), and the check cell then does nothing, as it must
-    # while the grader runs the notebook: a learner's Colab kernel never has it.
-    monkeypatch.delenv("PTLAB_GRADING", raising=False)
-
-
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """The blank release notebook and the reference, each with the template's check cells, and one Drive."""
