@@ -29,3 +29,15 @@ def state(tmp_path, monkeypatch):
     monkeypatch.setattr(mastery, "CACHE_DIR", tmp_path / "cache")
     monkeypatch.setattr(review, "CACHE_DIR", tmp_path / "cache")
     return tmp_path
+
+
+@pytest.fixture
+def adapter_in_process(monkeypatch):
+    """For a test that calls a platform adapter (gradescope.run, prairielearn.run) in its own process. An adapter
+    is its container's entry point: its guard marks the whole process (PTLAB_LONE_USER, PTLAB_REFUSE_ROOT_KERNEL)
+    for the kernels it starts. In a test worker those marks must go with the test, or every later grader of that
+    worker takes them (a local batch without namespaces then refuses its root kernel and scores 0)."""
+    from autograder.isolation import sandbox
+
+    for mark in (sandbox.LONE, sandbox.REFUSE_ROOT):
+        monkeypatch.setenv(mark, "0")

@@ -131,7 +131,8 @@ def test_a_class_with_a_pipe_and_a_link_for_timestamps_gets_every_row(tmp_path):
         assert rows[who]["submitted_at"] == "" and why in rows[who]["status"], rows[who]
 
 
-def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_at_once(tmp_path, monkeypatch):
+def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_at_once(tmp_path, monkeypatch,
+                                                                                     adapter_in_process):
     """Gradescope's and PrairieLearn's submission folder is a class folder too: a named pipe or a link under a
     notebook's name is a 0 with a reason, read through nothing and waited on by nothing."""
     import json
@@ -139,16 +140,9 @@ def test_a_platforms_submission_folder_with_a_pipe_and_a_link_gets_its_results_a
     from autograder import course
     from autograder.classroom import gradescope, prairielearn
 
-    from autograder.isolation import sandbox
-
     src = make_course(tmp_path)
 
     monkeypatch.setattr(course, "SOURCE_DIR", tmp_path / "notebooks")
-    # An adapter's guard marks its whole process for the kernels it starts; in a test worker those marks must go
-    # with this test, or a later grader of the worker refuses its root kernel (test_isolation's batch without
-    # namespaces failed so in a fresh-clone run).
-    for mark in (sandbox.LONE, sandbox.REFUSE_ROOT):
-        monkeypatch.setenv(mark, "0")
     for platform, folder in (("gs-pipe", "submission"), ("pl-link", "student")):
         sub = tmp_path / platform / folder
         sub.mkdir(parents=True)

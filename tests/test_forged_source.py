@@ -236,16 +236,9 @@ def test_a_learners_copy_of_the_source_never_writes_the_reference_cache(here, tm
 # --- the platform adapters ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("platform", ["gradescope", "prairielearn"])
-def test_platforms_score_the_forgery_zero(here, tmp_path, platform, monkeypatch):
+def test_platforms_score_the_forgery_zero(here, tmp_path, platform, monkeypatch, adapter_in_process):
     from autograder.classroom import gradescope, prairielearn
-    from autograder.isolation import sandbox
 
-    # An adapter is its container's entry point: its guard marks the whole process (PTLAB_LONE_USER,
-    # PTLAB_REFUSE_ROOT_KERNEL) for the kernels it starts. Run here, in a test worker, those marks must go with
-    # the test, or every later grader this worker starts takes them (a local batch without namespaces then
-    # refuses its root kernels, or runs them as users of their own, and scores 0).
-    for mark in (sandbox.LONE, sandbox.REFUSE_ROOT):
-        monkeypatch.setenv(mark, "0")
     tmp, src = here
     root = tmp_path / platform
     folder = root / ("submission" if platform == "gradescope" else "student")
