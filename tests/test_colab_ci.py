@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.course import ROOT, release_path, source_notebooks
-from ci import colab
+from ci import colab, colab_check_cell
 
 SOURCES = source_notebooks()
 
@@ -64,19 +64,19 @@ def test_what_a_setup_cell_installs_on_colab_is_installed_in_the_colab_environme
 
 def test_the_check_cells_run_fails_unless_the_grader_installed_and_scored_blank_zero_and_solved_full():
     installed = "Installed the course's grader.\n"
-    good = {"notebook": colab.GRADER_NOTEBOOK, "shown": {"blank": installed + "score 0/21 (autograded cells)",
+    good = {"notebook": colab_check_cell.GRADER_NOTEBOOK, "shown": {"blank": installed + "score 0/21 (autograded cells)",
                                                         "solved": "score 21/21 (autograded cells)"}}
-    assert colab.check_verdict(good) == []
+    assert colab_check_cell.check_verdict(good) == []
     not_installed = {"notebook": "x", "shown": {"blank": "Could not install the course's grader, so only the visible "
                                                          "tests above ran: ERROR: no matching distribution",
                                                 "solved": "score 21/21"}}
-    assert any("did not install" in w for w in colab.check_verdict(not_installed))
-    assert any("score 0" in w for w in colab.check_verdict(not_installed)), "no score line is no score of 0"
+    assert any("did not install" in w for w in colab_check_cell.check_verdict(not_installed))
+    assert any("score 0" in w for w in colab_check_cell.check_verdict(not_installed)), "no score line is no score of 0"
     half = {"notebook": "x", "shown": {"blank": installed + "score 0/21", "solved": "score 19/21"}}
-    assert any("full marks" in w for w in colab.check_verdict(half))
+    assert any("full marks" in w for w in colab_check_cell.check_verdict(half))
 
 
 def test_the_stand_in_colab_is_where_the_check_cells_run_puts_it_first_on_sys_path():
-    assert (colab.STANDIN / "google" / "colab" / "_message.py").is_file()
-    assert not (colab.STANDIN / "google" / "__init__.py").exists(), \
+    assert (colab_check_cell.STANDIN / "google" / "colab" / "_message.py").is_file()
+    assert not (colab_check_cell.STANDIN / "google" / "__init__.py").exists(), \
         "google must stay a namespace package, or it would hide google.protobuf beside it"
