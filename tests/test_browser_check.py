@@ -186,41 +186,95 @@ def test_the_check_names_only_edits_it_did_not_grade_and_never_after_save_and_ch
         no_dialog(page)
 
 
+def cell_text(nb, index: int):
+    return nb.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
+
+
+def reset_ex1(work, env) -> None:
+    done = subprocess.run([sys.executable, "-m", "autograder", "reset", str(work / NB), "--exercise", "ex1"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+def assert_followed(page, work, where, *kept: str) -> None:
+    """The open view shows ex1 reset and ex2 as the learner left it (each of `kept` in it), and Ctrl+S then saves
+    both without a dialog."""
+    # The view loads the file again (its cells are new elements, its title not rendered while its cell is
+    # active): the visible panel, looked up again at each try.
+    nb = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    expect(cell_text(nb, where.index("ex1_double"))).to_contain_text("NotImplementedError", timeout=60_000)
+    mine = cell_text(nb, where.index("ex2_square"))
+    mine.scroll_into_view_if_needed()  # its text is drawn once the reloaded view has laid it out
+    for text in kept:
+        expect(mine, f"the unsaved edit of ex2 ({text!r}) should survive the reset of ex1").to_contain_text(
+            text, timeout=60_000)
+    page.keyboard.press("Control+s")
+    wait_clean(page)
+    no_dialog(page)
+    saved = nbformat.read(str(work / NB), 4).cells
+    assert "NotImplementedError" in saved[where.index("ex1_double")].source, "Ctrl+S undid the reset"
+    for text in kept:
+        assert text in saved[where.index("ex2_square")].source, f"Ctrl+S did not save the kept edit {text!r}"
+    type_answer(page, nb, where.index("ex2_square"), SQUARE)
+    page.keyboard.press("Control+s")
+    wait_clean(page)
+
+
 def test_a_reset_from_a_terminal_is_followed_by_the_open_notebook_without_a_dialog(lab, course, page):
     url, work = lab
-    env = course[2]
     with notebook(lab, page, "reset") as (nb, where):
         type_answer(page, nb, where.index("ex1_double"), DOUBLE)
         page.keyboard.press("Control+s")
         wait_clean(page)
         type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x  # mine\n")
+        expect(cell_text(nb, where.index("ex2_square"))).to_contain_text("# mine")  # typed where meant
         assert_dirty(page)
-        done = subprocess.run([sys.executable, "-m", "autograder", "reset", str(work / NB), "--exercise", "ex1"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        # The view loads the file again (its cells are new elements, its title not rendered while its cell is
-        # active): the visible panel, looked up again at each try.
-        nb = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        blank = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex1_double")).locator(".cm-content")
-        expect(blank).to_contain_text("NotImplementedError", timeout=60_000)
-        mine = nb.locator(".jp-Notebook .jp-Cell").nth(where.index("ex2_square")).locator(".cm-content")
-        mine.scroll_into_view_if_needed()  # its text is drawn once the reloaded view has laid it out
-        try:  # the unsaved edit of another cell survives
-            expect(mine).to_contain_text("# mine", timeout=60_000)
-        except AssertionError:
-            # Known race, open in issue 36: on a loaded machine the reload after a reset sometimes drops the
-            # unsaved edit of another cell (seen in 1 of 3 fresh-clone runs). The reset itself is held above.
-            pytest.xfail("the reload after a reset dropped an unsaved edit of another cell (issue 36, open)")
-        page.keyboard.press("Control+s")
-        wait_clean(page)
-        no_dialog(page)
+        reset_ex1(work, course[2])
+        assert_followed(page, work, where, "# mine")
         shot(page, "reset-followed")
-        saved = nbformat.read(str(work / NB), 4).cells
-        assert "NotImplementedError" in saved[where.index("ex1_double")].source, "Ctrl+S undid the reset"
-        assert "# mine" in saved[where.index("ex2_square")].source
-        type_answer(page, nb, where.index("ex2_square"), SQUARE)
+
+
+def test_what_is_typed_while_the_view_loads_a_reset_is_kept(lab, course, page):
+    """The race a loaded machine opens (issue 36): the view has seen the reset and is fetching the file when the
+    learner types. Each fetch of the file is held until they have typed; every keystroke must survive the load."""
+    url, work = lab
+    held, holding = [], [True]
+
+    def hold_loads(route):  # the view's fetch of the notebook with its content; its look at the stamp goes on
+        if holding[0] and route.request.method == "GET" and "content=1" in route.request.url:
+            held.append(route)
+        else:
+            route.continue_()
+
+    with notebook(lab, page, "reset-typing") as (nb, where):
+        type_answer(page, nb, where.index("ex1_double"), DOUBLE)
         page.keyboard.press("Control+s")
         wait_clean(page)
+        type_answer(page, nb, where.index("ex2_square"), "def square(x):\n    return x * x  # mine\n")
+        expect(cell_text(nb, where.index("ex2_square"))).to_contain_text("# mine")
+        page.route(f"**/api/contents/{NB}*", hold_loads)
+        view = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+        typed = []
+        try:
+            reset_ex1(work, course[2])
+            for _ in range(600):  # the view looks at the disk every 2 s; each fetch of the file is held in turn
+                if held:
+                    typed.append(f"# typed while it loads ({len(typed) + 1})")
+                    page.keyboard.press("Control+End")  # still typing in ex2
+                    page.keyboard.insert_text(typed[-1] + "\n")
+                    expect(cell_text(view, where.index("ex2_square"))).to_contain_text(typed[-1])
+                    held.pop(0).continue_()
+                elif typed and "NotImplementedError" in cell_text(view, where.index("ex1_double")).inner_text():
+                    break
+                else:
+                    page.wait_for_timeout(200)
+            assert typed, "the open view never fetched the notebook a reset rewrote"
+        finally:
+            holding[0] = False
+            while held:
+                held.pop(0).continue_()
+            page.unroute(f"**/api/contents/{NB}*")
+        assert_followed(page, work, where, "# mine", *typed)
 
 
 def nbgrader_tools(page) -> dict[str, int]:

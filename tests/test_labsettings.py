@@ -15,7 +15,7 @@ EXTENSION = labsettings.EXTENSION_BUILD.parent
 
 def test_the_committed_build_is_the_source_built():
     """CI and learners never run npm: the build in dist/ must carry what lib/index.js says (rebuild with
-    `jupyter labextension build autograder/learner/labextension` after an edit)."""
+    docs/architecture.md says how after an edit)."""
     meta = json.loads((labsettings.EXTENSION_BUILD / "package.json").read_text())
     assert meta["name"] == labsettings.EXTENSION_NAME
     assert (labsettings.EXTENSION_BUILD / meta["jupyterlab"]["_build"]["load"]).is_file()

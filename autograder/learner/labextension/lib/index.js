@@ -108,6 +108,12 @@ function sameOnDisk(known, disk) {
   return known.last_modified === disk.last_modified;
 }
 
+// A cell's key across a reload: its nbgrader id where it has one (what a reset names), else its cell id.
+function cellKey(cell) {
+  const meta = cell.getMetadata ? cell.getMetadata('nbgrader') : undefined;
+  return meta && meta.grade_id ? `grade:${meta.grade_id}` : `id:${cell.id}`;
+}
+
 // When the file on disk is not the one this view last loaded or saved: a view with no unsaved edit loads it
 // (nothing is lost); a view with unsaved edits loads it when a reset wrote it (`python -m autograder reset`
 // marks the cells it blanked in the metadata of the notebook) and puts the other unsaved edits back on top.
@@ -125,44 +131,57 @@ async function followDisk(panel, drive) {
   if (context.isDisposed || sameOnDisk(known, disk)) {
     return;
   }
+  const full = await drive.get(context.path, { content: true, type: 'notebook', format: 'json', hash: true });
+  if (context.isDisposed || !full.content) {
+    return;
+  }
+  // From here to the load, nothing waits: the learner's edits are read and the file loaded in one turn of the
+  // browser's event loop, so a keystroke lands either before (and is kept) or after (on the loaded notebook).
+  // JupyterLab's own revert fetches the file after it is asked, and loses what is typed while it waits.
   const model = context.model;
-  if (!model.dirty) {
-    await revertInPlace(panel);
-    return;
-  }
-  const full = await drive.get(context.path, { content: true, type: 'notebook' });
-  const marker = full.content && full.content.metadata && full.content.metadata.ptlab;
-  const reset = marker && marker.reset;
-  // A reset since this view last loaded or saved the file (an older reset's mark stays in the metadata).
-  if (!reset || !Array.isArray(reset.cells) || !(reset.at * 1000 > Date.parse(known.last_modified) - 1000)) {
-    return;
-  }
-  const blanked = new Set(reset.cells);
   const edits = new Map();
-  for (const cell of model.sharedModel.cells) {
-    const meta = cell.getMetadata ? cell.getMetadata('nbgrader') : undefined;
-    if (!(meta && blanked.has(meta.grade_id))) {
-      edits.set(cell.id, cell.getSource());
+  if (model.dirty) {
+    const marker = full.content.metadata && full.content.metadata.ptlab;
+    const reset = marker && marker.reset;
+    // A reset since this view last loaded or saved the file (an older reset's mark stays in the metadata).
+    if (!reset || !Array.isArray(reset.cells) || !(reset.at * 1000 > Date.parse(known.last_modified) - 1000)) {
+      return;
+    }
+    const blanked = new Set(reset.cells.map(id => `grade:${id}`));
+    for (const cell of model.sharedModel.cells) {
+      if (!blanked.has(cellKey(cell))) {
+        edits.set(cellKey(cell), cell.getSource());
+      }
     }
   }
-  await revertInPlace(panel);
-  for (const cell of model.sharedModel.cells) {
-    if (edits.has(cell.id) && edits.get(cell.id) !== cell.getSource()) {
-      cell.setSource(edits.get(cell.id));
-    }
+  if (typeof context._updateContentsModel !== 'function') {
+    return; // a JupyterLab whose revert is built otherwise: its own dialog decides, and nothing is lost
   }
+  loadInPlace(panel, full, edits);
 }
 
-// Load the file again, the learner left where they were: the same cell active, and typing in it again only when
-// they were typing in this notebook (a reset typed in a terminal keeps the focus in the terminal).
-async function revertInPlace(panel) {
+// Load the fetched file into the view, put `edits` (cell key -> source) back on top, and leave the learner where
+// they were: the same cell active, and typing in it again only when they were typing in this notebook (a reset
+// typed in a terminal keeps the focus in the terminal).
+function loadInPlace(panel, full, edits) {
+  const context = panel.context;
+  const model = context.model;
   const notebook = panel.content;
   const active = notebook.activeCellIndex;
   const typing = notebook.mode === 'edit' && notebook.node.contains(document.activeElement);
-  await panel.context.revert();
-  if (panel.isDisposed) {
-    return;
+  // As JupyterLab loads a notebook it has fetched when it reverts (Context._revert): the model from the file,
+  // then the stamp of the file, so that the next save does not take it for a change made by someone else.
+  model.fromJSON(full.content);
+  context._updateContentsModel(full);
+  let kept = false;
+  for (const cell of model.sharedModel.cells) {
+    const key = cellKey(cell);
+    if (edits.has(key) && edits.get(key) !== cell.getSource()) {
+      cell.setSource(edits.get(key));
+      kept = true;
+    }
   }
+  model.dirty = kept;
   // Loaded cells start as the first one was left: a Markdown cell shown as its source. Show them rendered.
   for (const cell of notebook.widgets) {
     if (cell.model.type === 'markdown') {
