@@ -36,9 +36,19 @@ WAIT_POLICY = "PASSIVE"
 
 
 def for_kernel(env: dict[str, str] | None = None) -> dict[str, str]:
-    """`env` (by default this process's) without anything off the allow-list; OpenMP's threads wait passively
-    unless the grader says otherwise."""
+    """`env` (by default this process's) without anything off the allow-list, and what every grading kernel
+    gets: the grading mark, and OpenMP's threads waiting passively unless the grader says otherwise."""
     env = os.environ if env is None else env
-    kept = {k: v for k, v in env.items() if allowed(k)}
-    kept.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
-    return kept
+    return grading({k: v for k, v in env.items() if allowed(k)})
+
+
+def grading(env: dict[str, str]) -> dict[str, str]:
+    """`env` as a grading kernel has it, also where no sandbox filters it (PTLAB_SANDBOX=0): the grading mark
+    (a notebook's self-check cell then does nothing while graded; only kernels carry it, never the grader's own
+    process, so a grade run in a process does not change what runs there afterwards) and OpenMP's wait."""
+    from autograder.course import GRADING_ENV
+
+    env = dict(env)
+    env.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    env[GRADING_ENV] = "1"
+    return env

@@ -41,6 +41,21 @@ def sandboxed_manager():
     return SandboxedKernelManager
 
 
+def plain_manager():
+    """Where the sandbox is off (PTLAB_SANDBOX=0, a trusted machine): an ordinary kernel with this process's
+    whole environment, plus what every grading kernel gets (environment.grading)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from autograder.isolation.environment import grading
+
+    class GradingKernelManager(AsyncKernelManager):
+        async def start_kernel(self, **kw):
+            kw["env"] = grading(kw.get("env") or os.environ)
+            return await super().start_kernel(**kw)
+
+    return GradingKernelManager
+
+
 def manager_config(config: Config, manager, scratch: str) -> Config:
     """`config` plus what a sandboxed kernel needs: its scratch directory, as its working directory (never the
     course tree), and unix sockets and its connection file in there."""

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from autograder.course import GRADING_ENV
 from autograder.isolation import sandbox
 from autograder.pipeline import cells, expected, faults, handin
 from autograder.pipeline.assemble import assemble
@@ -83,8 +82,6 @@ def grade_submission(submitted: NotebookNode, source_path: Path, name: str, time
     (see execute.execute). `is_source`: the submission is the source file itself (not a learner's copy of it),
     so its run is the reference run; a learner's file, even one identical to the source, never writes the
     reference cache: the reference then runs from the source."""
-    # Kernels inherit this: a notebook's self-check cell (template.SELFCHECK) then does nothing while graded.
-    os.environ[GRADING_ENV] = "1"
     source = cells.read(source_path)
     nb, notes = assemble(submitted, source)
     flags = scan(nb, source)

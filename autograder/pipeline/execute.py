@@ -99,7 +99,7 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None,
     from nbgrader.preprocessors import Execute  # imported late: it pulls in the whole of nbconvert
 
     from autograder.isolation import sandbox
-    from autograder.isolation.kernels import kill_kernel, manager_config, sandboxed_manager
+    from autograder.isolation.kernels import kill_kernel, manager_config, plain_manager, sandboxed_manager
 
     config = Config(course_config())
     if timeout is not None:
@@ -120,7 +120,7 @@ def execute(nb: NotebookNode, timeout: int | None = None, kernels=None,
             stack.callback(ready.discard)
         else:
             scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ptlab-run-"))
-        kwargs = {}
+        kwargs = {"kernel_manager_class": plain_manager()}
         if manager is not None:
             config = manager_config(config, manager, scratch)
             kwargs["kernel_manager_class"] = manager
