@@ -23,9 +23,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# autograder.course's mark of a grading run, spelled out: this module runs where the grader is not installed yet
-# (tests/test_colab_check.py holds the two equal).
-GRADING_ENV = "PTLAB_GRADING"
 
 STANDIN = ROOT / "tests" / "fixtures" / "colab_standin"  # google.colab as the check cell meets it, offline
 
@@ -34,13 +31,11 @@ def colab_check(in_browser: Path, cell: str, cwd: Path, timeout: int = 1200) -> 
     """The text the check cell `cell` leaves (each display as last updated), run in a fresh kernel of this
     Python as on Colab: the stand-in google.colab imported first, and `in_browser` the notebook its front end
     holds. The kernel gets this process's environment (PTLAB_GRADER, PIP_* for an offline install) as a learner's
-    Colab kernel would have it: never with the grader's PTLAB_GRADING mark (a grade run in this process sets it,
-    and the check cell then rightly does nothing), and with the stand-in's notebook named for it alone."""
+    Colab kernel would have it, and with the stand-in's notebook named for it alone."""
     import nbformat
     from nbclient import NotebookClient
 
-    env = {k: v for k, v in os.environ.items() if k != GRADING_ENV}
-    env["PTLAB_STANDIN_NOTEBOOK"] = str(in_browser)
+    env = dict(os.environ, PTLAB_STANDIN_NOTEBOOK=str(in_browser))
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"import sys\nsys.path.insert(0, {str(STANDIN)!r})\nimport google.colab"),
                 nbformat.v4.new_code_cell(cell)]

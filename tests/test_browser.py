@@ -26,7 +26,6 @@ def lab(tmp_path_factory):
     work = learner_folder(tmp)
     write_overrides()
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"))
-    env.pop("PTLAB_GRADING", None)
     with jupyterlab(work, tmp, env) as url:
         yield url, work
 

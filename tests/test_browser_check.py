@@ -47,7 +47,6 @@ def course(tmp_path_factory):
     settings.write_text(json.dumps({"autosave": False}))
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_CACHE_DIR=str(tmp / "cache"),
                JUPYTER_PATH=str(tmp / "data"), JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"))
-    env.pop("PTLAB_GRADING", None)
     return tmp, work, env, write_learner_config(str(tmp / "prefix"))
 
 

@@ -32,7 +32,6 @@ def lab(tmp_path_factory):
     docmanager.write_text(json.dumps(OVERRIDES["@jupyterlab/docmanager-extension:plugin"]))
     env = dict(os.environ, PTLAB_CACHE_DIR=str(tmp / "cache"), JUPYTER_PATH=str(tmp / "data"),
                JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"))
-    env.pop("PTLAB_GRADING", None)
     done = subprocess.run([sys.executable, "-m", "autograder", "interview", "--level", "junior", "--topics", "J01,J04",
                            "--count", "2", "--seed", "4", "--minutes", "20", "--dir", str(tmp / "work")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

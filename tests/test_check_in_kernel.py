@@ -36,7 +36,7 @@ def test_a_check_run_inside_a_jupyter_kernel_scores_full_marks_with_the_fork_ser
     path = tmp_path / "work" / "01_tiny.ipynb"
     path.parent.mkdir()
     shutil.copy(src, path)  # the solved notebook, as a learner's copy: every test passes
-    env = {k: v for k, v in os.environ.items() if k not in ("PTLAB_GRADING", "PTLAB_ZYGOTE")}
+    env = {k: v for k, v in os.environ.items() if k != "PTLAB_ZYGOTE"}
     env.update(PTLAB_SOURCE_DIR=str(tmp_path / "notebooks"), JPY_SESSION_NAME=str(path))
     printed: list[str] = []
 

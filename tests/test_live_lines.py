@@ -154,7 +154,6 @@ def test_show_solution_counts_seconds_then_shows_the_reference_in_place(tmp_path
 
     notebook = tmp_path / "01_tiny.ipynb"
     notebook.write_text("{}")
-    monkeypatch.delenv("PTLAB_GRADING", raising=False)
     stand_in_python(tmp_path, monkeypatch, out="# reference: ex2_square\ndef square(x):\n    return x * x\n")
     shown = Shown(monkeypatch)
     reveal.show_solution("ex2", session=str(notebook))

@@ -92,7 +92,6 @@ def test_the_grader_runs_the_cell_as_a_no_op(course, tmp_path):
     import sys
 
     env = dict(os.environ, PTLAB_SOURCE_DIR=str(tmp / "notebooks"), JPY_SESSION_NAME=str(path))
-    env.pop("PTLAB_GRADING", None)
     done = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -104,7 +103,6 @@ def test_without_the_grader_the_cell_says_the_visible_tests_are_what_runs(capsys
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "autograder" else real(name, *a))
-    monkeypatch.delenv("PTLAB_GRADING", raising=False)
     exec(compile(template.SELFCHECK, "selfcheck", "exec"), {})
     assert "visible tests above are what runs" in capsys.readouterr().out
 
@@ -118,7 +116,6 @@ def test_in_a_jupyter_kernel_the_cell_shows_the_table(course, tmp_path, monkeypa
     nbformat.write(with_answer(student(src), "ex1_double", "def double(x):\n    return x + x\n"), str(path))
     monkeypatch.setenv("JPY_SESSION_NAME", str(path))
     monkeypatch.setenv("PTLAB_SOURCE_DIR", str(tmp / "notebooks"))
-    monkeypatch.delenv("PTLAB_GRADING", raising=False)
     runner = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(template.SELFCHECK)])
     NotebookClient(runner, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = runner.cells[0].outputs
@@ -246,7 +243,6 @@ def test_in_a_kernel_a_slow_check_shows_progress_and_an_interrupt_stops_it_with_
     nbformat.write(with_answer(student(src), "ex1_double", slow), str(path))
     mark = f"ptlab-interrupt-{os.getpid()}"
     env = dict(os.environ, JPY_SESSION_NAME=str(path), PTLAB_SOURCE_DIR=str(tmp / "notebooks"), PTLAB_TEST_MARK=mark)
-    env.pop("PTLAB_GRADING", None)
     km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
     try:
         kc.execute("from autograder.selfcheck import check_this_notebook\ncheck_this_notebook(timeout=8)")

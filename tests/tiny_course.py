@@ -49,10 +49,8 @@ def cli(tmp: Path, *args: str, **env_vars: str) -> subprocess.CompletedProcess:
 
 
 def learner_cli(*args: str, **env_vars: str) -> subprocess.CompletedProcess:
-    """`python -m autograder ARGS` as a learner runs it: grading in-process marks this process as grading
-    (PTLAB_GRADING), and a learner's command is not."""
-    env = {k: v for k, v in os.environ.items() if k != "PTLAB_GRADING"}
-    env.update(env_vars)
+    """`python -m autograder ARGS` as a learner runs it, from the course's root."""
+    env = dict(os.environ, **env_vars)
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
 

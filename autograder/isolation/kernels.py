@@ -41,6 +41,7 @@ def sandboxed_manager():
     return SandboxedKernelManager
 
 
+@functools.lru_cache(maxsize=1)  # one class per process, as sandboxed_manager
 def plain_manager():
     """Where the sandbox is off (PTLAB_SANDBOX=0, a trusted machine): an ordinary kernel with this process's
     whole environment, plus what every grading kernel gets (environment.grading)."""
