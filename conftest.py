@@ -79,8 +79,10 @@ def pytest_configure(config):
                                        "(make test-load)")
     if hasattr(config, "workerinput") or os.environ.get("PTLAB_SUITE_ID"):
         return  # an xdist worker (or a suite inside a suite): the controller checks
-    from tests.leftovers import SUITE_MARK
+    from tests.leftovers import SUITE_MARK, grader_marks
 
+    for mark in grader_marks():  # the suite is a learner's machine and a grader's, never a graded kernel
+        os.environ.pop(mark, None)
     # pytest's own tmp_path folders stay where they were (kept for a look after a failure)
     os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
     folder = tempfile.mkdtemp(prefix="ptlab-suite-")

@@ -45,15 +45,14 @@ def adapter_in_process(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _no_grading_mark_outlives_its_test():
-    """The marks a grader gives the processes it starts (the grading mark, an adapter's guard marks). One left in
-    a test worker's environment changes every later test of that worker: a check server that never starts, a
-    root kernel refused, a check cell that does nothing. A test that leaves one fails itself instead."""
+    """A grader's mark (tests/leftovers.grader_marks) left in a test worker's environment changes every later test
+    of that worker: a check server that never starts, a root kernel refused, a check cell that does nothing. A
+    test that leaves one fails itself instead."""
     import os
 
-    from autograder.course import GRADING_ENV
-    from autograder.isolation import sandbox
+    from tests.leftovers import grader_marks
 
-    marks = (GRADING_ENV, sandbox.LONE, sandbox.REFUSE_ROOT)
+    marks = grader_marks()
     before = {m: os.environ.get(m) for m in marks}
     yield
     left = {m: os.environ.get(m) for m in marks if os.environ.get(m) != before[m]}

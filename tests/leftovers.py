@@ -18,6 +18,16 @@ PROCESS_WORDS = ("ipykernel", "unshare", "zygote", "dask", "autograder", "-I -S 
 TEMP_PATTERNS = ("ptlab-*", "torchelastic_*", "tmp*.json", "dask-scratch-space", "dask-worker-space")
 
 
+def grader_marks() -> tuple[str, ...]:
+    """The marks a grader gives the processes it starts: the grading mark, and an adapter's guard marks. In a test
+    process one turns every later learner path into a grader's (a check cell that does nothing, a root kernel
+    refused), so none may come in from the shell that starts the suite, nor outlive the test that set it."""
+    from autograder.course import GRADING_ENV
+    from autograder.isolation import sandbox
+
+    return (GRADING_ENV, sandbox.LONE, sandbox.REFUSE_ROOT)
+
+
 def marked_processes(mark: str, exclude: set[int]) -> list[tuple[int, str]]:
     """(pid, command line) of every process whose environment carries SUITE_MARK=mark, but `exclude`."""
     found = []
